@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import { Migrator } from '@mikro-orm/migrations';
+import { defineConfig } from '@mikro-orm/postgresql';
+import { CompiledQuery } from 'kysely';
+import { Account } from './src/accounts/account.entity.ts';
+import { EventDate, SpecialEvent } from './src/events/event.entity.ts';
+import { DayHours, WeeklyHours } from './src/hours/hours.entity.ts';
+import { Ticket } from './src/tickets/ticket.entity.ts';
+
+export type Connection =
+  /** A Unix socket directory served by the embedded PGlite: it takes exactly one connection. */
+  | { socketDir: string }
+  | { url: string; poolSize?: number };
+
+export const migrationsPath = join(import.meta.dirname, 'src', 'db', 'migrations');
+
+/** MikroORM options for the museum, over either connection; entities are listed, never discovered. */
+export function ormConfig(connection: Connection) {
+  return defineConfig({
+    ...('socketDir' in connection
+      ? { host: connection.socketDir, port: 5432, dbName: 'postgres', user: 'postgres', pool: { min: 1, max: 1 } }
+      : { clientUrl: connection.url, pool: { min: 0, max: connection.poolSize ?? 10 } }),
+    entities: [Account, WeeklyHours, DayHours, SpecialEvent, EventDate, Ticket],
+    extensions: [Migrator],
+    migrations: {
+      path: migrationsPath,
+      glob: '!(*.d).ts',
+      emit: 'ts',
+      snapshot: false,
+      silent: true,
+      transactional: true,
+      allOrNothing: true,
+    },
+    // Statements with a parameterised LIMIT were re-planned on every run; a generic plan is reused.
+    onCreateConnection: async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw('set plan_cache_mode = force_generic_plan'));
+    },
+    debug: false,
+    allowGlobalContext: false,
+  });
+}
+
+export default ormConfig({ url: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/museum' });

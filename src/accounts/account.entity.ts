@@ -1,0 +1,17 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+
+export const ROLES = ['visitor', 'staff'] as const;
+
+export const Account = defineEntity({
+  name: 'Account',
+  tableName: 'account',
+  properties: {
+    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    name: p.string().length(64).unique('account_name_key'),
+    role: p.enum(ROLES),
+    passwordHash: p.text(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+export type Account = InferEntity<typeof Account>;

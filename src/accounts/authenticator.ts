@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { decoyHash, verifyPassword } from './passwords.ts';
+
+export type Role = 'visitor' | 'staff';
+
+export interface Principal {
+  id: string;
+  name: string;
+  role: Role;
+}
+
+export interface StoredCredentials extends Principal {
+  passwordHash: string;
+}
+
+/** What the request's Authorization header amounts to. */
+export type Authentication =
+  | { status: 'anonymous' }
+  | { status: 'rejected'; reason: string }
+  | { status: 'authenticated'; principal: Principal };
+
+export interface AuthenticatorOptions {
+  findAccount: (name: string) => Promise<StoredCredentials | null>;
+  /** How long a verified credential is trusted without running scrypt again. */
+  cacheTtlMs?: number;
+  maxCacheEntries?: number;
+  now?: () => number;
+}
+
+interface CacheEntry {
+  expiresAt: number;
+  result: Promise<Principal | null>;
+}
+
+/**
+ * HTTP Basic (RFC 7617) authentication with a short-lived cache of verified credentials: scrypt runs once
+ * per credential and TTL, not once per request. Concurrent requests with the same credential share one
+ * verification. Only successes stay cached, so a changed password or deleted account stops working once
+ * the entry expires (or at once on this instance, through `forget`).
+ */
+export function createAuthenticator(options: AuthenticatorOptions) {
+  const ttl = options.cacheTtlMs ?? 5_000;
+  const maxEntries = options.maxCacheEntries ?? 10_000;
+  const now = options.now ?? Date.now;
+  // Keyed by a digest of the header, so the cache never holds a password in clear.
+  const cache = new Map<string, CacheEntry & { name: string }>();
+
+  async function verify(name: string, password: string): Promise<Principal | null> {
+    const account = await options.findAccount(name);
+    const ok = await verifyPassword(password, account?.passwordHash ?? (await decoyHash()));
+    return ok && account ? { id: account.id, name: account.name, role: account.role } : null;
+  }
+
+  async function authenticate(header: string | null): Promise<Authentication> {
+    if (header === null) return { status: 'anonymous' };
+    const credentials = parseBasic(header);
+    if (!credentials) return { status: 'rejected', reason: 'The Authorization header is not valid HTTP Basic' };
+
+    const key = createHash('sha256').update(header).digest('base64');
+    const at = now();
+    let entry = cache.get(key);
+    if (!entry || entry.expiresAt <= at) {
+      if (cache.size >= maxEntries) evictExpired(at);
+      entry = { name: credentials.name, expiresAt: at + ttl, result: verify(credentials.name, credentials.password) };
+      cache.set(key, entry);
+      const settled = entry;
+      settled.result.then(
+        (principal) => principal === null && cache.get(key) === settled && cache.delete(key),
+        () => cache.get(key) === settled && cache.delete(key),
+      );
+    }
+    const principal = await entry.result;
+    return principal
+      ? { status: 'authenticated', principal }
+      : { status: 'rejected', reason: 'Unknown account name or wrong password' };
+  }
+
+  function evictExpired(at: number) {
+    for (const [key, entry] of cache) if (entry.expiresAt <= at) cache.delete(key);
+    // Still full of live entries: drop the oldest rather than grow without bound.
+    while (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
+  }
+
+  /** Drops every cached credential of an account (after its password changed or it was deleted). */
+  function forget(name: string) {
+    for (const [key, entry] of cache) if (entry.name === name) cache.delete(key);
+  }
+
+  return { authenticate, forget };
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+/** Parses `Basic base64(name:password)`; null when it isn't that. */
+export function parseBasic(header: string): { name: string; password: string } | null {
+  const match = /^Basic[ ]+([A-Za-z0-9+/]+={0,2})[ ]*$/i.exec(header);
+  if (!match) return null;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return null;
+  return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}

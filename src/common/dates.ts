@@ -1,0 +1,70 @@
+// Calendar dates travel as 'YYYY-MM-DD' strings end to end. Arithmetic happens on UTC midnights,
+// where every day has 24 hours, so no time zone or daylight-saving change can shift a day.
+
+const DAY_MS = 86_400_000;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
+
+/** True for a 'YYYY-MM-DD' string naming a day that exists (2023-02-30 does not). */
+export function isCalendarDate(value: string): boolean {
+  const match = ISO_DATE.exec(value);
+  if (!match) return false;
+  const [, y, m, d] = match.map(Number) as [number, number, number, number];
+  if (y < 1 || m < 1 || m > 12 || d < 1) return false;
+  return d <= daysInMonth(y, m);
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** True for 24-hour 'HH:MM'. */
+export function isLocalTime(value: string): boolean {
+  return LOCAL_TIME.test(value);
+}
+
+function toEpochDay(date: string): number {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const utc = new Date(0);
+  utc.setUTCFullYear(y, m - 1, d);
+  return Math.round(utc.getTime() / DAY_MS);
+}
+
+function fromEpochDay(epochDay: number): string {
+  const utc = new Date(epochDay * DAY_MS);
+  const y = String(utc.getUTCFullYear()).padStart(4, '0');
+  const m = String(utc.getUTCMonth() + 1).padStart(2, '0');
+  const d = String(utc.getUTCDate()).padStart(2, '0');
+  return `${y}-${m}-${d}`;
+}
+
+export function addDays(date: string, days: number): string {
+  return fromEpochDay(toEpochDay(date) + days);
+}
+
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from: string, to: string): number {
+  return toEpochDay(to) - toEpochDay(from);
+}
+
+/** ISO weekday: 1 = Monday … 7 = Sunday. */
+export function isoWeekday(date: string): number {
+  const day = new Date(toEpochDay(date) * DAY_MS).getUTCDay();
+  return day === 0 ? 7 : day;
+}
+
+export interface Clock {
+  /** Today's calendar date in the museum's time zone. */
+  today(): string;
+}
+
+export function museumClock(timeZone: string): Clock {
+  // en-CA formats as YYYY-MM-DD; the formatter is built once, it is costly to create.
+  const format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  return { today: () => format.format(new Date()) };
+}
+
+/** Postgres returns `time` as 'HH:MM:SS'; the API speaks 'HH:MM'. */
+export function toLocalTime(pgTime: string): string {
+  return pgTime.slice(0, 5);
+}

@@ -1,0 +1,45 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+
+export const SpecialEvent = defineEntity({
+  name: 'SpecialEvent',
+  tableName: 'special_event',
+  properties: {
+    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    name: p.string().length(200),
+    location: p.string().length(200),
+    eventDescription: p.string().length(5000),
+    // Exact decimal, kept as the string Postgres returns ('30.00') until it is turned into a JSON number.
+    price: p.decimal().precision(9).scale(2).check('(price >= 0) AND (price <= 1000000)'),
+    deletedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    dates: () => p.oneToMany(EventDate).mappedBy('event').orderBy({ date: 'asc' }),
+  },
+});
+
+export type SpecialEvent = InferEntity<typeof SpecialEvent>;
+
+/**
+ * One row per (event, date): the event's dates, and the index the date-range listing walks.
+ * `name` is copied from the event so the listing's order (date, name, id) is one index; `previousDate` is
+ * the event's date before this one, so "the first date of this event inside the range" needs no second look-up.
+ * `listed` is false once the event is deleted: the partial index then no longer holds it.
+ */
+export const EventDate = defineEntity({
+  name: 'EventDate',
+  tableName: 'special_event_date',
+  properties: {
+    event: () => p.manyToOne(SpecialEvent).primary().deleteRule('cascade'),
+    date: p.date().primary(),
+    name: p.string().length(200).collation('C'),
+    previousDate: p.date().nullable(),
+    listed: p.boolean().default(true),
+  },
+  indexes: [
+    {
+      name: 'special_event_date_listing_idx',
+      expression: 'create index "special_event_date_listing_idx" on "special_event_date" ("date", "name", "event_id") where "listed"',
+    },
+  ],
+});
+
+export type EventDate = InferEntity<typeof EventDate>;

@@ -1,0 +1,38 @@
+import { ERROR_KINDS, type ErrorKind, type FieldIssue } from '../common/errors.ts';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+export const WWW_AUTHENTICATE = 'Basic realm="Museum API", charset="UTF-8"';
+
+/** RFC 9457 problem details, as every REST error answers. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: FieldIssue[];
+}
+
+export function problemOf(kind: ErrorKind, detail: string, issues: FieldIssue[] = []): Problem {
+  const { status, title } = ERROR_KINDS[kind];
+  const problem: Problem = { type: `/problems/${kebab(kind)}`, title, status, detail };
+  if (kind === 'validation') problem.errors = issues;
+  return problem;
+}
+
+export function problemResponse(
+  kind: ErrorKind,
+  detail: string,
+  issues: FieldIssue[] = [],
+  headers: Record<string, string> = {},
+): Response {
+  const problem = problemOf(kind, detail, issues);
+  const extra: Record<string, string> = kind === 'unauthenticated' ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {};
+  return new Response(JSON.stringify(problem), {
+    status: problem.status,
+    headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...extra, ...headers },
+  });
+}
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
