@@ -9,8 +9,7 @@ import { Ticket } from './src/tickets/ticket.entity.ts';
 
 export type Connection =
   /** A Unix socket directory served by the embedded PGlite: it takes exactly one connection. */
-  | { socketDir: string }
-  | { url: string; poolSize?: number };
+  { socketDir: string } | { url: string; poolSize?: number };
 
 export const migrationsPath = join(import.meta.dirname, 'src', 'db', 'migrations');
 
@@ -18,7 +17,13 @@ export const migrationsPath = join(import.meta.dirname, 'src', 'db', 'migrations
 export function ormConfig(connection: Connection) {
   return defineConfig({
     ...('socketDir' in connection
-      ? { host: connection.socketDir, port: 5432, dbName: 'postgres', user: 'postgres', pool: { min: 1, max: 1 } }
+      ? {
+          host: connection.socketDir,
+          port: 5432,
+          dbName: 'postgres',
+          user: 'postgres',
+          pool: { min: 1, max: 1 },
+        }
       : { clientUrl: connection.url, pool: { min: 0, max: connection.poolSize ?? 10 } }),
     entities: [Account, WeeklyHours, DayHours, SpecialEvent, EventDate, Ticket],
     extensions: [Migrator],
@@ -33,7 +38,9 @@ export function ormConfig(connection: Connection) {
     },
     // Statements with a parameterised LIMIT were re-planned on every run; a generic plan is reused.
     onCreateConnection: async (connection) => {
-      await connection.executeQuery(CompiledQuery.raw('set plan_cache_mode = force_generic_plan'));
+      await (connection as { executeQuery(query: CompiledQuery): Promise<unknown> }).executeQuery(
+        CompiledQuery.raw('set plan_cache_mode = force_generic_plan'),
+      );
     },
     debug: false,
     allowGlobalContext: false,

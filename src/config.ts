@@ -12,11 +12,9 @@ const ianaTimeZone = z.string().refine(
   { message: 'must be an IANA time zone name such as Europe/Amsterdam' },
 );
 
-const databaseUrl = z
-  .string()
-  .refine((url) => url === 'memory://' || /^postgres(ql)?:\/\/.+/.test(url), {
-    message: 'must be memory:// or a postgres:// connection URL',
-  });
+const databaseUrl = z.string().refine((url) => url === 'memory://' || /^postgres(ql)?:\/\/.+/.test(url), {
+  message: 'must be memory:// or a postgres:// connection URL',
+});
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -51,7 +49,9 @@ export class ConfigError extends Error {}
 
 /** Parses the environment; the first problem becomes one line naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
   const parsed = configSchema.safeParse(present);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

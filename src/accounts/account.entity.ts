@@ -6,7 +6,10 @@ export const Account = defineEntity({
   name: 'Account',
   tableName: 'account',
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     name: p.string().length(64).unique('account_name_key'),
     role: p.enum(ROLES),
     passwordHash: p.text(),

@@ -54,14 +54,19 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   async function authenticate(header: string | null): Promise<Authentication> {
     if (header === null) return { status: 'anonymous' };
     const credentials = parseBasic(header);
-    if (!credentials) return { status: 'rejected', reason: 'The Authorization header is not valid HTTP Basic' };
+    if (!credentials)
+      return { status: 'rejected', reason: 'The Authorization header is not valid HTTP Basic' };
 
     const key = createHash('sha256').update(header).digest('base64');
     const at = now();
     let entry = cache.get(key);
     if (!entry || entry.expiresAt <= at) {
       if (cache.size >= maxEntries) evictExpired(at);
-      entry = { name: credentials.name, expiresAt: at + ttl, result: verify(credentials.name, credentials.password) };
+      entry = {
+        name: credentials.name,
+        expiresAt: at + ttl,
+        result: verify(credentials.name, credentials.password),
+      };
       cache.set(key, entry);
       const settled = entry;
       settled.result.then(

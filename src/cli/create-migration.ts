@@ -6,7 +6,9 @@ const db = await openDatabase({ kind: 'embedded', dataDir: null });
 try {
   await migrate(db);
   const result = await db.orm.migrator.create();
-  console.log(result.fileName ? `wrote src/db/migrations/${result.fileName}` : 'entities and migrations agree');
+  console.log(
+    result.fileName ? `wrote src/db/migrations/${result.fileName}` : 'entities and migrations agree',
+  );
 } finally {
   await db.close();
 }

@@ -60,7 +60,12 @@ export interface Clock {
 
 export function museumClock(timeZone: string): Clock {
   // en-CA formats as YYYY-MM-DD; the formatter is built once, it is costly to create.
-  const format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  const format = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  });
   return { today: () => format.format(new Date()) };
 }
 

@@ -44,8 +44,10 @@ export class DomainError extends Error {
   }
 }
 
-export const invalid = (issues: FieldIssue[], message = issues.map((i) => `${i.path}: ${i.message}`).join('; ')) =>
-  new DomainError('validation', message, issues);
+export const invalid = (
+  issues: FieldIssue[],
+  message = issues.map((i) => `${i.path}: ${i.message}`).join('; '),
+) => new DomainError('validation', message, issues);
 export const invalidField = (path: string, message: string) => invalid([{ path, message }]);
 export const notFound = (message: string) => new DomainError('notFound', message);
 export const conflict = (message: string) => new DomainError('conflict', message);

@@ -33,7 +33,11 @@ export async function openDatabase(database: Config['database']): Promise<Databa
   const pglite = await PGlite.create(database.dataDir ? resolve(database.dataDir) : undefined);
   // A folder only this process can read: the socket accepts any client that can reach it.
   const socketDir = await mkdtemp(join(tmpdir(), 'museum-pg-'));
-  const server = new PGLiteSocketServer({ db: pglite, path: join(socketDir, '.s.PGSQL.5432'), maxConnections: 1 });
+  const server = new PGLiteSocketServer({
+    db: pglite,
+    path: join(socketDir, '.s.PGSQL.5432'),
+    maxConnections: 1,
+  });
   await server.start();
   try {
     const orm = await MikroORM.init(ormConfig({ socketDir }));
@@ -62,11 +66,14 @@ export async function openDatabase(database: Config['database']): Promise<Databa
  * The embedded database has one connection and one process, so it needs no lock (and could not take one
  * without starving the migrator of its only connection).
  */
-export async function migrate(db: Database, afterMigrate?: (em: EntityManager) => Promise<void>): Promise<string[]> {
+export async function migrate(
+  db: Database,
+  afterMigrate?: (em: EntityManager, applied: string[]) => Promise<void>,
+): Promise<string[]> {
   const run = async () => {
-    const applied = await db.orm.migrator.up();
-    if (afterMigrate) await db.fork().transactional(afterMigrate);
-    return applied.map((migration) => migration.name);
+    const applied = (await db.orm.migrator.up()).map((migration) => migration.name);
+    if (afterMigrate) await db.fork().transactional((em) => afterMigrate(em, applied));
+    return applied;
   };
   if (db.kind === 'embedded') return run();
   return db.fork().transactional(async (em) => {

@@ -4,7 +4,10 @@ export const SpecialEvent = defineEntity({
   name: 'SpecialEvent',
   tableName: 'special_event',
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     name: p.string().length(200),
     location: p.string().length(200),
     eventDescription: p.string().length(5000),
@@ -37,7 +40,8 @@ export const EventDate = defineEntity({
   indexes: [
     {
       name: 'special_event_date_listing_idx',
-      expression: 'create index "special_event_date_listing_idx" on "special_event_date" ("date", "name", "event_id") where "listed"',
+      expression:
+        'create index "special_event_date_listing_idx" on "special_event_date" ("date", "name", "event_id") where "listed"',
     },
   ],
 });

@@ -26,7 +26,8 @@ export function problemResponse(
   headers: Record<string, string> = {},
 ): Response {
   const problem = problemOf(kind, detail, issues);
-  const extra: Record<string, string> = kind === 'unauthenticated' ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {};
+  const extra: Record<string, string> =
+    kind === 'unauthenticated' ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {};
   return new Response(JSON.stringify(problem), {
     status: problem.status,
     headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...extra, ...headers },

@@ -9,7 +9,10 @@ export const Ticket = defineEntity({
   name: 'Ticket',
   tableName: 'ticket',
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     account: () => p.manyToOne(Account).deleteRule('no action').index('ticket_account_id_index'),
     ticketType: p.enum(TICKET_TYPES),
     ticketDate: p.date().index('ticket_ticket_date_index'),
@@ -19,7 +22,9 @@ export const Ticket = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
   indexes: [{ name: 'ticket_event_id_ticket_date_index', properties: ['event', 'ticketDate'] }],
-  checks: [{ name: 'ticket_event_check', expression: `("ticket_type" = 'event') = ("event_id" is not null)` }],
+  checks: [
+    { name: 'ticket_event_check', expression: `("ticket_type" = 'event') = ("event_id" is not null)` },
+  ],
 });
 
 export type Ticket = InferEntity<typeof Ticket>;

@@ -1,0 +1,90 @@
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { bootstrapAdmin, findCredentials } from './accounts/accounts.service.ts';
+import { createAuthenticator } from './accounts/authenticator.ts';
+import { museumClock } from './common/dates.ts';
+import type { Config } from './config.ts';
+import { type AppDeps, createRequestContext, type RequestContext } from './context.ts';
+import { migrate, openDatabase } from './db/database.ts';
+import { seedDemoEvents } from './events/demo-events.ts';
+import { schema } from './graphql/schema.ts';
+import { createErrorMask } from './http/errors.ts';
+import { routes } from './http/routes.ts';
+import { useAuthGate } from './http/use-auth-gate.ts';
+import { useHealth } from './http/use-health.ts';
+import { useInputErrors } from './http/use-input-errors.ts';
+import { useRest } from './http/use-rest.ts';
+import { createLogger, type Logger } from './logger.ts';
+
+const INITIAL_MIGRATION = 'Migration20261122000000';
+
+export type App = YogaServerInstance<Record<string, unknown>, RequestContext>;
+
+const GRAPHIQL_EXAMPLE = `# Every query needs HTTP Basic credentials: open "Headers" below and add
+# {"Authorization": "Basic <base64 of name:password>"}
+query UpcomingWeek {
+  museumHours(limit: 5) { date timeOpen timeClose }
+  specialEvents { eventId name dates price }
+}
+`;
+
+/** The whole HTTP application over its dependencies; it never listens (server.ts does). */
+export function createApp(deps: AppDeps, options: { isDraining?: () => boolean } = {}): App {
+  const { logger } = deps;
+  return createYoga<Record<string, unknown>, RequestContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    context: ({ request }) => createRequestContext(deps, request),
+    maskedErrors: { maskError: createErrorMask(logger) },
+    graphiql: { title: 'Museum API — GraphiQL', defaultQuery: GRAPHIQL_EXAMPLE },
+    landingPage: false,
+    healthCheckEndpoint: undefined,
+    batching: false,
+    // Cross-origin browsers are not served until an allow-list is configured.
+    cors: false,
+    logging: {
+      debug: (...args) => logger.debug(String(args[0])),
+      info: (...args) => logger.info(String(args[0])),
+      warn: (...args) => logger.warn(String(args[0])),
+      error: (...args) => logger.error(String(args[0])),
+    },
+    plugins: [
+      useHealth(deps.db, options.isDraining ?? (() => false)),
+      useAuthGate(),
+      useInputErrors(),
+      useRest(routes, logger),
+    ],
+  });
+}
+
+export interface Museum {
+  app: App;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database, applies migrations and start-up data, and builds the app: everything `npm start`
+ * and the tests share.
+ */
+export async function openMuseum(
+  config: Config,
+  options: { logger?: Logger; isDraining?: () => boolean; announce?: (line: string) => void } = {},
+): Promise<Museum> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const clock = museumClock(config.timeZone);
+  const db = await openDatabase(config.database);
+  try {
+    const applied = await migrate(db, async (em, appliedNow) => {
+      await bootstrapAdmin(em, config.admin, logger, options.announce);
+      const freshDatabase = appliedNow.includes(INITIAL_MIGRATION);
+      if (freshDatabase && config.seedDemoEvents) await seedDemoEvents(em, clock.today());
+    });
+    if (applied.length > 0) logger.info('applied migrations', { migrations: applied });
+    const authenticator = createAuthenticator({ findAccount: (name) => findCredentials(db.fork(), name) });
+    const deps: AppDeps = { config, db, clock, authenticator, logger };
+    return { app: createApp(deps, options), deps, close: () => db.close() };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

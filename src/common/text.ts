@@ -1,0 +1,15 @@
+import { z } from 'zod';
+
+/** Characters as people count them (code points), the way PostgreSQL's varchar(n) counts them too. */
+export const characterCount = (value: string) => [...value].length;
+
+/**
+ * A required free-text field: not blank, at most `max` characters, any Unicode (emoji included) but NUL,
+ * which PostgreSQL cannot store in text.
+ */
+export const textField = (max: number) =>
+  z
+    .string()
+    .refine((value) => value.trim().length > 0, 'must not be blank')
+    .refine((value) => characterCount(value) <= max, `must be at most ${max} characters`)
+    .refine((value) => !value.includes('\u0000'), 'must not contain the NUL character');

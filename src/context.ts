@@ -1,0 +1,34 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Authentication, Authenticator, Principal } from './accounts/authenticator.ts';
+import type { Clock } from './common/dates.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import type { Logger } from './logger.ts';
+
+/** What the app is built from; passed in, never imported as module state. */
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  authenticator: Authenticator;
+  logger: Logger;
+}
+
+/** One request's view: its own EntityManager and who is asking. */
+export interface RequestContext {
+  deps: AppDeps;
+  em: EntityManager;
+  auth: Authentication;
+  /** The authenticated account, or null; fields that need one are guarded by auth scopes. */
+  principal: Principal | null;
+}
+
+export async function createRequestContext(deps: AppDeps, request: Request): Promise<RequestContext> {
+  const auth = await deps.authenticator.authenticate(request.headers.get('authorization'));
+  return {
+    deps,
+    em: deps.db.fork(),
+    auth,
+    principal: auth.status === 'authenticated' ? auth.principal : null,
+  };
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { paginationSchema } from '../common/pagination.ts';
+import { textField } from '../common/text.ts';
+
+export const MAX_EVENT_DATES = 366;
+export const MAX_PRICE = 1_000_000;
+
+const hasAtMostTwoDecimals = (value: number) => Number(value.toFixed(2)) === value;
+
+const eventDates = z
+  .array(z.iso.date('must be a calendar date YYYY-MM-DD that exists'))
+  .min(1, 'must list at least one date')
+  .max(MAX_EVENT_DATES, `must list at most ${MAX_EVENT_DATES} dates`)
+  .superRefine((dates, ctx) => {
+    const seen = new Set<string>();
+    dates.forEach((date, index) => {
+      if (seen.has(date)) ctx.addIssue({ code: 'custom', path: [index], message: `${date} is listed twice` });
+      seen.add(date);
+    });
+  });
+
+const eventPrice = z
+  .number()
+  .min(0, 'must be 0 or more')
+  .max(MAX_PRICE, `must be at most ${MAX_PRICE}`)
+  .refine(hasAtMostTwoDecimals, 'must have at most 2 decimals');
+
+/** The five writable fields of a special event and their rules, for create (all) and update (some). */
+export const eventFieldsSchema = z.object({
+  name: textField(200),
+  location: textField(200),
+  eventDescription: textField(5000),
+  dates: eventDates,
+  price: eventPrice,
+});
+
+export type EventFields = z.infer<typeof eventFieldsSchema>;
+
+export const listEventsArgsSchema = paginationSchema
+  .extend({
+    startDate: z.iso.date().nullish(),
+    endDate: z.iso.date().nullish(),
+  })
+  .refine((args) => !args.startDate || !args.endDate || args.endDate >= args.startDate, {
+    path: ['endDate'],
+    message: 'must not be before startDate',
+  });
+
+/** Days after startDate that a list covers when endDate is not given. */
+export const DEFAULT_EVENT_RANGE_DAYS = 7;

@@ -1,0 +1,98 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { addDays } from '../common/dates.ts';
+import { invalidField } from '../common/errors.ts';
+import { offsetOf, type Page } from '../common/pagination.ts';
+import { EventDate, SpecialEvent } from './event.entity.ts';
+import { DEFAULT_EVENT_RANGE_DAYS, type EventFields } from './events.rules.ts';
+
+/** A special event as both APIs show it. */
+export interface EventView extends EventFields {
+  eventId: string;
+}
+
+export function toEventView(event: SpecialEvent): EventView {
+  return {
+    eventId: event.id,
+    name: event.name,
+    location: event.location,
+    eventDescription: event.eventDescription,
+    dates: event.dates.getItems().map((row) => row.date),
+    // numeric(9,2) arrives as '30.00'; as a JSON number it is exactly the 30 that was sent.
+    price: Number(event.price),
+  };
+}
+
+/** Date rows of an event, ascending, each pointing at the event's previous date. */
+function dateRows(em: EntityManager, event: SpecialEvent, dates: readonly string[]): EventDate[] {
+  const sorted = [...dates].sort();
+  return sorted.map((date, index) =>
+    em.create(EventDate, {
+      event,
+      date,
+      name: event.name,
+      previousDate: sorted[index - 1] ?? null,
+      listed: true,
+    }),
+  );
+}
+
+export async function createEvent(em: EntityManager, fields: EventFields): Promise<EventView> {
+  return em.transactional(async (tx) => {
+    const event = tx.create(SpecialEvent, {
+      name: fields.name,
+      location: fields.location,
+      eventDescription: fields.eventDescription,
+      price: fields.price.toFixed(2),
+    });
+    event.dates.set(dateRows(tx, event, fields.dates));
+    await tx.flush();
+    return toEventView(event);
+  });
+}
+
+/** A listed (not deleted) event with its dates, or null. */
+export async function findEvent(em: EntityManager, eventId: string): Promise<SpecialEvent | null> {
+  return em.findOne(SpecialEvent, { id: eventId, deletedAt: null }, { populate: ['dates'] });
+}
+
+export async function getEvent(em: EntityManager, eventId: string): Promise<EventView | null> {
+  const event = await findEvent(em, eventId);
+  return event ? toEventView(event) : null;
+}
+
+export interface DateRange {
+  startDate: string;
+  endDate: string;
+}
+
+/** The range a list covers: startDate defaults to today, endDate to a week after startDate. */
+export function resolveRange(today: string, startDate?: string | null, endDate?: string | null): DateRange {
+  const start = startDate ?? today;
+  const end = endDate ?? addDays(start, DEFAULT_EVENT_RANGE_DAYS);
+  if (end < start) throw invalidField('endDate', `must not be before startDate (${start})`);
+  return { startDate: start, endDate: end };
+}
+
+// Walks special_event_date_listing_idx in order and stops after one page. A row counts only when it is the
+// event's first date inside the range (its previous date lies before the range), so each event appears once.
+const PAGE_OF_EVENT_IDS = `
+  select event_id from special_event_date
+  where listed and date between ? and ? and (previous_date is null or previous_date < ?)
+  order by date, name, event_id
+  limit ? offset ?`;
+
+/** Events with a date in the range, ordered by their first date in it, then name, then id. */
+export async function listEvents(em: EntityManager, range: DateRange, page: Page): Promise<EventView[]> {
+  const rows = await em.execute<{ event_id: string }[]>(PAGE_OF_EVENT_IDS, [
+    range.startDate,
+    range.endDate,
+    range.startDate,
+    page.limit,
+    offsetOf(page),
+  ]);
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.event_id);
+  const events = await em.find(SpecialEvent, { id: { $in: ids } }, { populate: ['dates'] });
+  const byId = new Map(events.map((event) => [event.id, event]));
+  return ids.map((id) => toEventView(byId.get(id)!));
+}

@@ -1,0 +1,56 @@
+import { GraphQLError, Kind, type ValueNode } from 'graphql';
+import { isCalendarDate, isLocalTime } from '../common/dates.ts';
+import { ERROR_KINDS } from '../common/errors.ts';
+import { builder } from './builder.ts';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// The WHATWG HTML e-mail grammar (what browsers accept in <input type=email>), at most 254 characters.
+const EMAIL_PATTERN =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
+
+export const isUuid = (value: string) => UUID_PATTERN.test(value);
+export const isEmailAddress = (value: string) => value.length <= 254 && EMAIL_PATTERN.test(value);
+
+/** A string scalar whose values must pass `accepts`; errors are BAD_USER_INPUT, as are zod's. */
+function stringScalar(
+  name: 'Date' | 'LocalTime' | 'UUID' | 'EmailAddress',
+  description: string,
+  accepts: (v: string) => boolean,
+  expected: string,
+) {
+  const parse = (value: unknown, node?: ValueNode): string => {
+    if (typeof value !== 'string' || !accepts(value)) {
+      throw new GraphQLError(`must be ${expected}`, {
+        nodes: node,
+        extensions: { code: ERROR_KINDS.validation.code },
+      });
+    }
+    return value;
+  };
+  builder.scalarType(name, {
+    description,
+    serialize: (value) => value as string,
+    parseValue: (value) => parse(value),
+    parseLiteral: (node) => parse(node.kind === Kind.STRING ? node.value : undefined, node),
+  });
+}
+
+stringScalar(
+  'Date',
+  'A calendar date, `YYYY-MM-DD`, that exists (2023-02-30 does not).',
+  isCalendarDate,
+  'a calendar date YYYY-MM-DD that exists',
+);
+stringScalar(
+  'LocalTime',
+  'A time of day on the 24-hour clock, `HH:MM`.',
+  isLocalTime,
+  'a time HH:MM (00:00 to 23:59)',
+);
+stringScalar('UUID', 'A UUID such as `3be6453c-03eb-4357-ae5a-984a0e574a54`.', isUuid, 'a UUID');
+stringScalar(
+  'EmailAddress',
+  'An e-mail address of at most 254 characters.',
+  isEmailAddress,
+  'a valid e-mail address of at most 254 characters',
+);

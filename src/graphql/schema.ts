@@ -1,0 +1,14 @@
+import { lexicographicSortSchema, printSchema } from 'graphql';
+import { builder } from './builder.ts';
+import './scalars.ts';
+import '../hours/hours.graphql.ts';
+import '../events/events.graphql.ts';
+import '../tickets/tickets.graphql.ts';
+
+builder.queryType({ description: 'Every field needs HTTP Basic credentials of an account.' });
+builder.mutationType({ description: 'Every field needs HTTP Basic credentials; some need the staff role.' });
+
+export const schema = builder.toSchema();
+
+/** The SDL kept in schema/schema.graphql, sorted so diffs stay small. */
+export const printedSchema = () => `${printSchema(lexicographicSortSchema(schema))}\n`;

@@ -1,0 +1,76 @@
+// The REST surface of the Redocly Museum API 1.2.1, one row per operation. Each row names its GraphQL
+// operation; use-rest.ts turns path and query parameters and the JSON body into its variables and the
+// root field's value into the response. Nothing else happens here: rules live in the domain folders.
+
+const SPECIAL_EVENT_FIELDS = 'eventId name location eventDescription dates price';
+const CONFIRMATION_FIELDS = 'message ticketId ticketType ticketDate confirmationCode eventId eventName';
+
+export type ParameterType = 'string' | 'int';
+
+export interface Route {
+  operationId: string;
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** A URLPattern pathname; its named groups become variables of the same name. */
+  path: string;
+  /** Query parameters the operation reads, each becoming the variable of the same name. */
+  query?: Record<string, ParameterType>;
+  /** The JSON request body becomes the `input` variable. */
+  body?: true;
+  document: string;
+  status: 200 | 201 | 204;
+  /** Where a created resource lives, for `Location`. */
+  location?: (result: Record<string, unknown>) => string;
+  /** Answer for a root field that came back null. */
+  notFound?: string;
+}
+
+const page = { page: 'int', limit: 'int' } as const;
+
+export const routes: Route[] = [
+  {
+    operationId: 'getMuseumHours',
+    method: 'GET',
+    path: '/museum-hours',
+    query: { startDate: 'string', ...page },
+    document: `query getMuseumHours($startDate: Date, $page: Int, $limit: Int) {
+      museumHours(startDate: $startDate, page: $page, limit: $limit) { date timeOpen timeClose } }`,
+    status: 200,
+  },
+  {
+    operationId: 'listSpecialEvents',
+    method: 'GET',
+    path: '/special-events',
+    query: { startDate: 'string', endDate: 'string', ...page },
+    document: `query listSpecialEvents($startDate: Date, $endDate: Date, $page: Int, $limit: Int) {
+      specialEvents(startDate: $startDate, endDate: $endDate, page: $page, limit: $limit) { ${SPECIAL_EVENT_FIELDS} } }`,
+    status: 200,
+  },
+  {
+    operationId: 'createSpecialEvent',
+    method: 'POST',
+    path: '/special-events',
+    body: true,
+    document: `mutation createSpecialEvent($input: CreateSpecialEventInput!) {
+      createSpecialEvent(input: $input) { ${SPECIAL_EVENT_FIELDS} } }`,
+    status: 201,
+    location: (event) => `/special-events/${event.eventId}`,
+  },
+  {
+    operationId: 'getSpecialEvent',
+    method: 'GET',
+    path: '/special-events/:eventId',
+    document: `query getSpecialEvent($eventId: UUID!) { specialEvent(eventId: $eventId) { ${SPECIAL_EVENT_FIELDS} } }`,
+    status: 200,
+    notFound: 'There is no special event with that eventId',
+  },
+  {
+    operationId: 'buyMuseumTickets',
+    method: 'POST',
+    path: '/tickets',
+    body: true,
+    document: `mutation buyMuseumTickets($input: BuyMuseumTicketsInput!) {
+      buyMuseumTickets(input: $input) { ${CONFIRMATION_FIELDS} } }`,
+    status: 201,
+    location: (ticket) => `/tickets/${ticket.ticketId}`,
+  },
+];

@@ -1,0 +1,139 @@
+import {
+  type ASTNode,
+  coerceInputValue,
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
+  isEnumType,
+  isInputType,
+  isNonNullType,
+  Kind,
+  type OperationDefinitionNode,
+  typeFromAST,
+  type ValueNode,
+  visit,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { ERROR_KINDS, type FieldIssue, formatPath } from '../common/errors.ts';
+import { clientError } from './errors.ts';
+
+/** Where each argument value sits in the document, as a path from the field's arguments (`input.dates[0]`). */
+function argumentValuePaths(document: DocumentNode): Map<ValueNode, (string | number)[]> {
+  const paths = new Map<ValueNode, (string | number)[]>();
+  const walk = (node: ValueNode, path: (string | number)[]) => {
+    paths.set(node, path);
+    if (node.kind === Kind.OBJECT)
+      for (const field of node.fields) walk(field.value, [...path, field.name.value]);
+    if (node.kind === Kind.LIST) {
+      for (const [index, value] of node.values.entries()) walk(value, [...path, index]);
+    }
+  };
+  visit(document, { Argument: (argument) => walk(argument.value, [argument.name.value]) });
+  return paths;
+}
+
+/** The argument path where a variable is used, so `$d` in `museumHours(startDate: $d)` reads `startDate`. */
+function variableUse(paths: Map<ValueNode, (string | number)[]>, name: string): (string | number)[] {
+  for (const [node, path] of paths) if (node.kind === Kind.VARIABLE && node.name.value === name) return path;
+  return [name];
+}
+
+/**
+ * Coerces the variables once more, collecting each problem with its structured path: graphql-js reports
+ * them only as sentences, and clients need `{path, message}` for every offending field.
+ */
+function variableIssues(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  values: Record<string, unknown>,
+  paths: Map<ValueNode, (string | number)[]>,
+): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    const type = typeFromAST(schema, definition.type as never);
+    if (!type || !isInputType(type)) continue;
+    const base = variableUse(paths, name);
+    const value = values[name];
+    if (value === undefined || value === null) {
+      if (isNonNullType(type) && !definition.defaultValue) {
+        issues.push({ path: formatPath(base), message: value === null ? 'must not be null' : 'is required' });
+      }
+      continue;
+    }
+    coerceInputValue(value, type, (path, _invalid, error) => {
+      const missing = /^Field "([^"]+)" of required type .* was not provided\.$/.exec(error.message);
+      const unknown = /^Field "([^"]+)" is not defined by type/.exec(error.message);
+      const at = [...base, ...path];
+      if (missing) issues.push({ path: formatPath([...at, missing[1]!]), message: 'is required' });
+      else if (unknown)
+        issues.push({ path: formatPath([...at, unknown[1]!]), message: 'is not a known field' });
+      else issues.push({ path: formatPath(at), message: plainMessage(schema, error.message) });
+    });
+  }
+  return issues;
+}
+
+/** graphql-js speaks of its types; clients of a JSON API want to hear what to send instead. */
+function plainMessage(schema: GraphQLSchema, message: string): string {
+  if (message.startsWith('Int cannot represent'))
+    return 'must be a whole number from -2147483648 to 2147483647';
+  if (message.startsWith('Float cannot represent')) return 'must be a number';
+  if (message.startsWith('String cannot represent')) return 'must be a string';
+  if (message.startsWith('Boolean cannot represent')) return 'must be true or false';
+  if (/^Expected type "[^"]+" to be an object/.test(message)) return 'must be an object';
+  const enumName = /^Value .* does not exist in "([^"]+)" enum/.exec(message)?.[1];
+  const enumType = enumName ? schema.getType(enumName) : undefined;
+  if (enumType && isEnumType(enumType))
+    return `must be one of: ${enumType
+      .getValues()
+      .map((v) => v.name)
+      .join(', ')}`;
+  return message;
+}
+
+const isVariableError = (error: GraphQLError) => error.message.startsWith('Variable "$');
+
+/**
+ * Gives every input error the shape of a validation failure: `extensions.code = BAD_USER_INPUT` and
+ * `extensions.errors = [{path, message}]`, whether a scalar, graphql-js coercion or zod found it.
+ */
+export function useInputErrors(): Plugin {
+  return {
+    onValidate({ params }) {
+      return ({ result, setResult }) => {
+        if (!result.some((error) => error.extensions.code === ERROR_KINDS.validation.code)) return;
+        const paths = argumentValuePaths(params.documentAST);
+        setResult(
+          result.map((error) => {
+            if (error.extensions.code !== ERROR_KINDS.validation.code) return error;
+            const path = paths.get(error.nodes?.[0] as ASTNode as ValueNode);
+            return path
+              ? clientError(
+                  'validation',
+                  error.message,
+                  [{ path: formatPath(path), message: error.message }],
+                  error,
+                )
+              : error;
+          }),
+        );
+      };
+    },
+    onExecute({ args }) {
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (!('errors' in result) || !result.errors?.some(isVariableError)) return;
+          const operation = getOperationAST(args.document, args.operationName);
+          if (!operation) return;
+          const paths = argumentValuePaths(args.document);
+          const issues = variableIssues(args.schema, operation, args.variableValues ?? {}, paths);
+          if (issues.length === 0) return;
+          const detail = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+          setResult({ errors: [clientError('validation', `Validation failed: ${detail}`, issues)] });
+        },
+      };
+    },
+  };
+}

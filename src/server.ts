@@ -1,0 +1,47 @@
+import { createServer } from 'node:http';
+import { openMuseum } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+
+// Reads the configuration, opens the museum, listens; on SIGTERM/SIGINT stops accepting, lets requests
+// in flight finish, closes the database and exits 0.
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+
+const logger = createLogger(config.logLevel);
+let draining = false;
+const museum = await openMuseum(config, { logger, isDraining: () => draining });
+const server = createServer(museum.app);
+server.keepAliveTimeout = 5_000;
+
+server.listen(config.port, config.host, () => {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info('museum api listening', {
+    url: `http://${config.host}:${port}`,
+    database: config.database.kind,
+  });
+});
+
+async function shutdown(signal: string) {
+  if (draining) return;
+  draining = true;
+  logger.info('shutting down', { signal });
+  server.close();
+  server.closeIdleConnections();
+  const force = setTimeout(() => server.closeAllConnections(), 10_000);
+  force.unref();
+  await new Promise<void>((resolve) => server.on('close', resolve));
+  await museum.close();
+  logger.info('stopped');
+  process.exit(0);
+}
+
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,52 @@
+import { builder } from '../graphql/builder.ts';
+import { TICKET_TYPES } from './ticket.entity.ts';
+import { buyTicketsSchema } from './tickets.rules.ts';
+import { buyTickets, type TicketConfirmation } from './tickets.service.ts';
+
+export const TicketTypeEnum = builder.enumType('TicketType', {
+  description: 'general: regular museum entry; event: a special event.',
+  values: TICKET_TYPES,
+});
+
+export const MuseumTicketsConfirmationType = builder
+  .objectRef<TicketConfirmation>('MuseumTicketsConfirmation')
+  .implement({
+    description: 'Details for a museum ticket after a successful purchase.',
+    fields: (t) => ({
+      message: t.exposeString('message'),
+      ticketId: t.expose('ticketId', { type: 'UUID' }),
+      ticketType: t.expose('ticketType', { type: TicketTypeEnum }),
+      ticketDate: t.expose('ticketDate', { type: 'Date' }),
+      confirmationCode: t.exposeString('confirmationCode', {
+        description: 'ticket-{type}-{6 hex}-{5 hex}, shown at the entrance.',
+      }),
+      eventId: t.expose('eventId', { type: 'UUID', nullable: true }),
+      eventName: t.exposeString('eventName', { nullable: true }),
+    }),
+  });
+
+export const BuyMuseumTicketsInput = builder.inputType('BuyMuseumTicketsInput', {
+  description: 'A ticket purchase: general entry on an open day, or a special event on one of its dates.',
+  fields: (t) => ({
+    ticketType: t.field({ type: TicketTypeEnum }),
+    ticketDate: t.field({ type: 'Date', description: 'Today or later (museum time zone).' }),
+    email: t.field({ type: 'EmailAddress', description: 'Where the ticket is sent.' }),
+    eventId: t.field({
+      type: 'UUID',
+      required: false,
+      description: 'Required for event tickets, forbidden for general.',
+    }),
+  }),
+  validate: buyTicketsSchema,
+});
+
+builder.mutationField('buyMuseumTickets', (t) =>
+  t.field({
+    type: MuseumTicketsConfirmationType,
+    description: 'Buys a ticket for general entry or a special event.',
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: BuyMuseumTicketsInput }) },
+    resolve: (_root, { input }, { em, deps, principal }) =>
+      buyTickets(em, principal!, input, deps.clock.today()),
+  }),
+);
