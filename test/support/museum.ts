@@ -1,0 +1,154 @@
+// A museum per test file: the real app over a real database with the real migrations. Embedded PGlite in
+// memory by default; with TEST_DATABASE_URL=postgres://… a fresh database on that server, dropped after.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Account } from '../../src/accounts/account.entity.ts';
+import { hashPassword } from '../../src/accounts/passwords.ts';
+import { type Museum, openMuseum } from '../../src/app.ts';
+import { addDays, isoWeekday } from '../../src/common/dates.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+
+export const STAFF = { name: 'curator', password: 'curator-password' } as const;
+export const VISITOR = { name: 'visitor', password: 'visitor-password' } as const;
+export const OTHER_VISITOR = { name: 'other', password: 'other-password' } as const;
+
+export type Caller = 'staff' | 'visitor' | 'other' | 'anonymous' | { authorization: string };
+
+export const basic = (name: string, password: string) =>
+  `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}`;
+
+function authorizationOf(caller: Caller): string | undefined {
+  if (caller === 'anonymous') return undefined;
+  if (typeof caller === 'object') return caller.authorization;
+  const account = caller === 'staff' ? STAFF : caller === 'visitor' ? VISITOR : OTHER_VISITOR;
+  return basic(account.name, account.password);
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestMuseum extends Museum {
+  /** Where the test database lives, for tests that start a server process on it. */
+  databaseUrl: string | undefined;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  rest(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  graphql(
+    query: string,
+    variables?: Record<string, unknown>,
+    options?: { as?: Caller },
+  ): Promise<TestResponse>;
+}
+
+export interface RequestOptions {
+  as?: Caller;
+  body?: unknown;
+  /** Sent as it is, instead of JSON-encoding `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `museum_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+/** Opens a museum on a fresh database with a staff account and two visitors. */
+export async function startMuseum(env: Record<string, string> = {}): Promise<TestMuseum> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  const database = adminUrl ? await createPostgresDatabase(adminUrl) : undefined;
+  const config: Config = loadConfig({
+    DATABASE_URL: database?.url ?? 'memory://',
+    MUSEUM_ADMIN_USER: STAFF.name,
+    MUSEUM_ADMIN_PASSWORD: STAFF.password,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...env,
+  });
+  const museum = await openMuseum(config, { logger: createLogger(config.logLevel) });
+  const em = museum.deps.db.fork();
+  for (const account of [VISITOR, OTHER_VISITOR]) {
+    em.create(Account, {
+      name: account.name,
+      role: 'visitor',
+      passwordHash: await hashPassword(account.password),
+    });
+  }
+  await em.flush();
+
+  async function request(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
+    const headers: Record<string, string> = { ...options.headers };
+    const authorization = authorizationOf(options.as ?? 'anonymous');
+    if (authorization) headers.authorization = authorization;
+    let body: string | undefined = options.rawBody;
+    if (body === undefined && options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await museum.app.fetch(`http://museum.test${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {}
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  }
+
+  return {
+    ...museum,
+    databaseUrl: database?.url,
+    request,
+    rest: (method, path, options) => request(method, path, { as: 'visitor', ...options }),
+    graphql: (query, variables, options) =>
+      request('POST', '/graphql', { as: options?.as ?? 'visitor', body: { query, variables } }),
+    async close() {
+      await museum.close();
+      await database?.drop();
+    },
+  };
+}
+
+/** Today in the test museum's time zone (UTC unless a test sets MUSEUM_TIMEZONE). */
+export const todayUtc = () => new Date().toISOString().slice(0, 10);
+
+/** The n-th (0-based) upcoming date, from tomorrow, whose ISO weekday is in `weekdays` (1 = Monday). */
+export function upcoming(weekdays: number[], n = 0, from = addDays(todayUtc(), 1)): string {
+  let date = from;
+  for (let found = -1; ; date = addDays(date, 1)) {
+    if (weekdays.includes(isoWeekday(date)) && ++found === n) return date;
+  }
+}
+
+/** Open under the regular schedule (Monday to Friday). */
+export const upcomingOpenDay = (n = 0) => upcoming([1, 2, 3, 4, 5], n);
+/** Closed under the regular schedule (Saturday, Sunday). */
+export const upcomingClosedDay = (n = 0) => upcoming([6, 7], n);
+
+export function eventBody(overrides: Record<string, unknown> = {}) {
+  return {
+    name: 'Mermaid Treasure Identification and Analysis',
+    location: 'Under the seaaa 🦀 🎶 🌊.',
+    eventDescription:
+      'Join us as we review and classify a rare collection of 20 thingamabobs, gadgets, gizmos.',
+    dates: [upcomingOpenDay(0), upcomingOpenDay(3)],
+    price: 30,
+    ...overrides,
+  };
+}
