@@ -4,11 +4,11 @@ import ValidationPlugin from '@pothos/plugin-validation';
 import { GraphQLError } from 'graphql';
 import { ERROR_KINDS, formatPath } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
-import AuthFirstPlugin from './auth-first-plugin.ts';
+import { type AuthScopes, scopesOf } from './auth-scopes.ts';
 
 export const builder = new SchemaBuilder<{
   Context: RequestContext;
-  AuthScopes: { authenticated: boolean; staff: boolean };
+  AuthScopes: AuthScopes;
   Scalars: {
     Date: { Input: string; Output: string };
     LocalTime: { Input: string; Output: string };
@@ -18,14 +18,11 @@ export const builder = new SchemaBuilder<{
   DefaultInputFieldRequiredness: true;
   DefaultFieldNullability: false;
 }>({
-  plugins: [ScopeAuthPlugin, ValidationPlugin, AuthFirstPlugin],
+  plugins: [ScopeAuthPlugin, ValidationPlugin],
   defaultInputFieldRequiredness: true,
   defaultFieldNullability: false,
   scopeAuth: {
-    authScopes: (context) => ({
-      authenticated: context.principal !== null,
-      staff: context.principal?.role === 'staff',
-    }),
+    authScopes: (context) => scopesOf(context.principal),
     unauthorizedError: (_parent, context) =>
       context.principal === null
         ? new GraphQLError('Credentials are required: send HTTP Basic credentials of an account', {

@@ -1,33 +1,75 @@
-import { getOperationAST, Kind, type OperationDefinitionNode } from 'graphql';
+import {
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  getOperationAST,
+  Kind,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from '../context.ts';
+import { type AuthScopes, grants, scopesOf } from '../graphql/auth-scopes.ts';
 import { clientError } from './errors.ts';
 import { WWW_AUTHENTICATE } from './problem.ts';
 
-/** Introspection alone (`__schema`, `__type`, `__typename`) is open, so GraphiQL can show the schema. */
-function asksOnlyForIntrospection(operation: OperationDefinitionNode | null): boolean {
-  return (
-    operation !== null &&
-    operation.selectionSet.selections.every(
-      (selection) => selection.kind === Kind.FIELD && selection.name.value.startsWith('__'),
-    )
-  );
+type Verdict = 'allowed' | 'unauthenticated' | 'forbidden';
+
+function rootType(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+): GraphQLObjectType | null | undefined {
+  if (operation.operation === 'mutation') return schema.getMutationType();
+  if (operation.operation === 'subscription') return schema.getSubscriptionType();
+  return schema.getQueryType();
+}
+
+/** Checks each root field's `authScopes` (as declared on the Pothos field) against the caller. */
+function judge(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode | null,
+  scopes: AuthScopes,
+): Verdict {
+  if (!operation) return 'allowed'; // execution reports the missing operation itself
+  const fields = rootType(schema, operation)?.getFields() ?? {};
+  for (const selection of operation.selectionSet.selections) {
+    if (selection.kind === Kind.FIELD && selection.name.value.startsWith('__')) continue;
+    // A fragment on the root type could hide any field: it needs an account, and fields check roles.
+    if (selection.kind !== Kind.FIELD) {
+      if (!scopes.authenticated) return 'unauthenticated';
+      continue;
+    }
+    const required = (
+      fields[selection.name.value]?.extensions as { pothosOptions?: { authScopes?: unknown } }
+    )?.pothosOptions?.authScopes;
+    if (!required || typeof required !== 'object') continue;
+    if (!grants(required as Partial<AuthScopes>, scopes))
+      return scopes.authenticated ? 'forbidden' : 'unauthenticated';
+  }
+  return 'allowed';
 }
 
 /**
- * The first gate of every operation, GraphQL and REST alike: credentials that were sent must be right,
- * and anything beyond introspection needs them. Answered before variables are even read, so a caller
- * without credentials learns nothing about its input. Roles are checked per field by scope auth.
+ * The first gate of every operation, GraphQL and REST alike, run before variables are even read:
+ * credentials that were sent must be right, and each root field's auth scopes must be met. So a caller
+ * without the right learns nothing about its input (401 and 403 come before 400). Introspection is open,
+ * for GraphiQL. Scope auth still guards every field during execution.
  */
 export function useAuthGate(): Plugin<RequestContext> {
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const { auth } = args.contextValue;
-      if (auth.status === 'authenticated') return;
-      if (
-        auth.status === 'anonymous' &&
-        asksOnlyForIntrospection(getOperationAST(args.document, args.operationName) ?? null)
-      ) {
+      const { auth, principal } = args.contextValue;
+      const verdict =
+        auth.status === 'rejected'
+          ? 'unauthenticated'
+          : judge(
+              args.schema,
+              getOperationAST(args.document, args.operationName) ?? null,
+              scopesOf(principal),
+            );
+      if (verdict === 'allowed') return;
+      if (verdict === 'forbidden') {
+        const error = clientError('forbidden', 'This operation needs the staff role');
+        Object.assign(error.extensions, { http: { status: 403 } });
+        setResultAndStopExecution({ errors: [error] });
         return;
       }
       const error = clientError(

@@ -128,7 +128,7 @@ export function useRest(routes: Route[], logger: Logger): Plugin<RequestContext>
       }
       const hit = matching.find(({ route }) => route.method === request.method);
       if (!hit) {
-        const allow = [...new Set(matching.map(({ route }) => route.method))].join(', ');
+        const allow = [...new Set(matching.map(({ route }) => route.method))].sort().join(', ');
         endResponse(
           problemResponse('methodNotAllowed', `${request.method} is not supported here; use ${allow}`, [], {
             Allow: allow,

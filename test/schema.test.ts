@@ -1,0 +1,50 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { printedSchema } from '../src/graphql/schema.ts';
+import { startMuseum, type TestMuseum } from './support/museum.ts';
+
+describe('schema/schema.graphql', () => {
+  it('is the printed schema (run `npm run schema:print` after changing types)', async () => {
+    const committed = await readFile(new URL('../schema/schema.graphql', import.meta.url), 'utf8');
+    expect(committed).toBe(printedSchema());
+  });
+});
+
+describe('migrations', () => {
+  let museum: TestMuseum;
+  beforeAll(async () => {
+    museum = await startMuseum();
+  });
+  afterAll(() => museum?.close());
+
+  it('build exactly the schema the entities declare (add a migration after changing an entity)', async () => {
+    const diff = await museum.deps.db.orm.schema.getUpdateSchemaSQL({ wrap: false });
+    expect(diff.trim()).toBe('');
+  });
+
+  it('give a new database the regular weekly schedule', async () => {
+    const rows = await museum.deps.db
+      .fork()
+      .execute('select weekday, time_open, time_close from weekly_hours order by weekday');
+    expect(rows).toEqual([
+      { weekday: 1, time_open: '09:00:00', time_close: '18:00:00' },
+      { weekday: 2, time_open: '09:00:00', time_close: '18:00:00' },
+      { weekday: 3, time_open: '09:00:00', time_close: '18:00:00' },
+      { weekday: 4, time_open: '09:00:00', time_close: '18:00:00' },
+      { weekday: 5, time_open: '10:00:00', time_close: '16:00:00' },
+      { weekday: 6, time_open: null, time_close: null },
+      { weekday: 7, time_open: null, time_close: null },
+    ]);
+  });
+
+  it('index the event listing so the range query walks the index', async () => {
+    const em = museum.deps.db.fork();
+    await em.execute('set enable_seqscan = off');
+    const plan = await em.execute(
+      `explain select event_id from special_event_date where listed and date between '2030-01-01' and '2030-01-08'
+       and (previous_date is null or previous_date < '2030-01-01') order by date, name, event_id limit 10`,
+    );
+    expect(JSON.stringify(plan)).toContain('special_event_date_listing_idx');
+    await em.execute('reset enable_seqscan');
+  });
+});

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { createAuthenticator, parseBasic } from '../src/accounts/authenticator.ts';
+import { hashPassword, verifyPassword } from '../src/accounts/passwords.ts';
+import {
+  addDays,
+  daysBetween,
+  isCalendarDate,
+  isLocalTime,
+  isoWeekday,
+  museumClock,
+} from '../src/common/dates.ts';
+import { loadConfig } from '../src/config.ts';
+
+describe('calendar dates', () => {
+  it.each([
+    ['2024-02-29', true],
+    ['2023-02-29', false],
+    ['2023-02-30', false],
+    ['2023-04-31', false],
+    ['2023-12-31', true],
+    ['2023-13-01', false],
+    ['2023-00-10', false],
+    ['2023-1-01', false],
+    ['0000-01-01', false],
+    ['2023-01-01T00:00:00Z', false],
+    ['', false],
+  ])('%s exists: %s', (date, exists) => {
+    expect(isCalendarDate(date)).toBe(exists);
+  });
+
+  it('adds days across months, years and daylight-saving changes without drifting', () => {
+    expect(addDays('2024-02-28', 1)).toBe('2024-02-29');
+    expect(addDays('2023-12-31', 1)).toBe('2024-01-01');
+    expect(addDays('2024-03-31', -1)).toBe('2024-03-30');
+    expect(addDays('2024-10-27', 1)).toBe('2024-10-28');
+    expect(daysBetween('2023-09-05', '2024-09-05')).toBe(366);
+    expect(isoWeekday('2026-11-22')).toBe(7);
+    expect(isoWeekday('2026-11-23')).toBe(1);
+  });
+
+  it('knows 24-hour times', () => {
+    expect(['00:00', '09:30', '23:59'].every(isLocalTime)).toBe(true);
+    expect(['24:00', '9:30', '09:60', '09:30:00'].some(isLocalTime)).toBe(false);
+  });
+
+  it('tells today in the museum time zone', () => {
+    const kiritimati = museumClock('Pacific/Kiritimati').today();
+    const honolulu = museumClock('Pacific/Honolulu').today();
+    expect(daysBetween(honolulu, kiritimati)).toBe(1);
+  });
+});
+
+describe('configuration', () => {
+  it('defaults to the embedded database on port 4000 of 127.0.0.1', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 4000, host: '127.0.0.1', timeZone: 'UTC', seedDemoEvents: true });
+    expect(config.database).toEqual({ kind: 'embedded', dataDir: './.data' });
+    expect(loadConfig({ DATABASE_URL: 'memory://' }).database).toEqual({ kind: 'embedded', dataDir: null });
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).seedDemoEvents).toBe(false);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ MUSEUM_TIMEZONE: 'Mars/Olympus' }, 'MUSEUM_TIMEZONE'],
+    [{ MUSEUM_ADMIN_USER: 'boss' }, 'MUSEUM_ADMIN_PASSWORD'],
+    [{ MUSEUM_ADMIN_PASSWORD: 'long-enough' }, 'MUSEUM_ADMIN_USER'],
+    [{ MUSEUM_ADMIN_USER: 'boss', MUSEUM_ADMIN_PASSWORD: 'short' }, 'MUSEUM_ADMIN_PASSWORD'],
+    [{ MUSEUM_DAILY_CAPACITY: '0' }, 'MUSEUM_DAILY_CAPACITY'],
+  ])('rejects %o with one line naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
+  });
+});
+
+describe('HTTP Basic credentials', () => {
+  it('parses name:password, with colons allowed in the password', () => {
+    const header = `Basic ${Buffer.from('ana:pa:ss').toString('base64')}`;
+    expect(parseBasic(header)).toEqual({ name: 'ana', password: 'pa:ss' });
+    expect(parseBasic('Bearer abc')).toBeNull();
+    expect(parseBasic(`Basic ${Buffer.from('no-colon').toString('base64')}`)).toBeNull();
+    expect(parseBasic('Basic !!!')).toBeNull();
+  });
+
+  it('hashes with a salt and verifies in constant time', async () => {
+    const [a, b] = [await hashPassword('secret'), await hashPassword('secret')];
+    expect(a).not.toBe(b);
+    expect(a).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(await verifyPassword('secret', a)).toBe(true);
+    expect(await verifyPassword('Secret', a)).toBe(false);
+    expect(await verifyPassword('secret', 'garbage')).toBe(false);
+  });
+
+  it('runs the slow hash once per credential while the cache entry lives, and never caches failures', async () => {
+    const passwordHash = await hashPassword('right');
+    let lookups = 0;
+    let now = 0;
+    const authenticator = createAuthenticator({
+      findAccount: async (name) => {
+        lookups++;
+        return name === 'ana' ? { id: '1', name, role: 'visitor', passwordHash } : null;
+      },
+      cacheTtlMs: 1000,
+      now: () => now,
+    });
+    const right = `Basic ${Buffer.from('ana:right').toString('base64')}`;
+    const wrong = `Basic ${Buffer.from('ana:wrong').toString('base64')}`;
+    const results = await Promise.all([1, 2, 3].map(() => authenticator.authenticate(right)));
+    expect(results.every((r) => r.status === 'authenticated')).toBe(true);
+    expect(lookups).toBe(1);
+    await authenticator.authenticate(right);
+    expect(lookups).toBe(1);
+    expect((await authenticator.authenticate(wrong)).status).toBe('rejected');
+    expect((await authenticator.authenticate(wrong)).status).toBe('rejected');
+    expect(lookups).toBe(3);
+    now = 1001;
+    await authenticator.authenticate(right);
+    expect(lookups).toBe(4);
+    authenticator.forget('ana');
+    await authenticator.authenticate(right);
+    expect(lookups).toBe(5);
+    expect((await authenticator.authenticate(null)).status).toBe('anonymous');
+  });
+});
