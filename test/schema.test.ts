@@ -48,3 +48,18 @@ describe('migrations', () => {
     await em.execute('reset enable_seqscan');
   });
 });
+
+describe('README', () => {
+  it("lists exactly the code's REST routes", async () => {
+    const { routes } = await import('../src/http/routes.ts');
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const documented = [
+      ...readme.matchAll(/^\| (GET|POST|PATCH|DELETE) \| (\S+) \| (\w+) \| (\d{3}) \|/gm),
+    ].map(([, method, path, operationId, status]) => `${method} ${path} ${operationId} ${status}`);
+    const actual = routes.map(
+      (route) =>
+        `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')} ${route.operationId} ${route.status}`,
+    );
+    expect(documented.sort()).toEqual(actual.sort());
+  });
+});

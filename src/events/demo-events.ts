@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays, daysBetween } from '../common/dates.ts';
-import { EventDate, SpecialEvent } from './event.entity.ts';
+import { SpecialEvent } from './event.entity.ts';
+import { dateRows } from './events.service.ts';
 
 /** The ten events of the Redocly Museum API's examples, with their identifiers. */
 const REFERENCE_EVENTS = [
@@ -96,10 +97,7 @@ export async function seedDemoEvents(em: EntityManager, today: string): Promise<
   const shift = Math.ceil(daysBetween(EARLIEST_REFERENCE_DATE, addDays(today, 1)) / 7) * 7;
   for (const [id, name, location, eventDescription, dates, price] of REFERENCE_EVENTS) {
     const event = em.create(SpecialEvent, { id, name, location, eventDescription, price: price.toFixed(2) });
-    const moved = dates.map((date) => addDays(date, shift));
-    moved.forEach((date, index) => {
-      em.create(EventDate, { event, date, name, previousDate: moved[index - 1] ?? null, listed: true });
-    });
+    event.dates.set(dateRows(em, event, dates.map((date) => addDays(date, shift))));
   }
   await em.flush();
 }

@@ -23,7 +23,7 @@ export function toEventView(event: SpecialEvent): EventView {
 }
 
 /** Date rows of an event, ascending, each pointing at the event's previous date. */
-function dateRows(em: EntityManager, event: SpecialEvent, dates: readonly string[]): EventDate[] {
+export function dateRows(em: EntityManager, event: SpecialEvent, dates: readonly string[]): EventDate[] {
   const sorted = [...dates].sort();
   return sorted.map((date, index) =>
     em.create(EventDate, {
