@@ -60,6 +60,21 @@ describe('GET /museum-hours', () => {
     expect(past.body).toEqual([]);
   });
 
+  it('links the first, previous and next pages (RFC 8288)', async () => {
+    const start = upcoming([1]);
+    const { headers } = await museum.rest('GET', `/museum-hours?startDate=${start}&page=2&limit=5`);
+    expect(headers.get('link')).toBe(
+      [
+        `</museum-hours?startDate=${start}&page=1&limit=5>; rel="first"`,
+        `</museum-hours?startDate=${start}&page=1&limit=5>; rel="prev"`,
+        `</museum-hours?startDate=${start}&page=3&limit=5>; rel="next"`,
+      ].join(', '),
+    );
+    const past = await museum.rest('GET', `/museum-hours?startDate=${start}&page=1000&limit=5`);
+    expect(past.headers.get('link')).not.toContain('rel="next"');
+    expect(past.headers.get('x-total-count')).toBeNull();
+  });
+
   it.each([
     ['limit=31', 'limit'],
     ['limit=0', 'limit'],

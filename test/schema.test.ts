@@ -54,7 +54,7 @@ describe('README', () => {
     const { routes } = await import('../src/http/routes.ts');
     const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
     const documented = [
-      ...readme.matchAll(/^\| (GET|POST|PATCH|DELETE) \| (\S+) \| (\w+) \| (\d{3}) \|/gm),
+      ...readme.matchAll(/^\|\s*(GET|POST|PATCH|DELETE)\s*\|\s*(\S+)\s*\|\s*(\w+)\s*\|\s*(\d{3})\s*\|/gm),
     ].map(([, method, path, operationId, status]) => `${method} ${path} ${operationId} ${status}`);
     const actual = routes.map(
       (route) =>

@@ -97,7 +97,13 @@ export async function seedDemoEvents(em: EntityManager, today: string): Promise<
   const shift = Math.ceil(daysBetween(EARLIEST_REFERENCE_DATE, addDays(today, 1)) / 7) * 7;
   for (const [id, name, location, eventDescription, dates, price] of REFERENCE_EVENTS) {
     const event = em.create(SpecialEvent, { id, name, location, eventDescription, price: price.toFixed(2) });
-    event.dates.set(dateRows(em, event, dates.map((date) => addDays(date, shift))));
+    event.dates.set(
+      dateRows(
+        em,
+        event,
+        dates.map((date) => addDays(date, shift)),
+      ),
+    );
   }
   await em.flush();
 }

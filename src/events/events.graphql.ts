@@ -2,7 +2,14 @@ import { pageOf } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
 import { pageArgs } from '../graphql/pagination.ts';
 import { eventFieldsSchema, listEventsArgsSchema } from './events.rules.ts';
-import { createEvent, type EventView, getEvent, listEvents, resolveRange } from './events.service.ts';
+import {
+  countEvents,
+  createEvent,
+  type EventView,
+  getEvent,
+  listEvents,
+  resolveRange,
+} from './events.service.ts';
 
 export const SpecialEventType = builder.objectRef<EventView>('SpecialEvent').implement({
   description: 'A special event hosted by the museum.',
@@ -48,6 +55,20 @@ builder.queryFields((t) => ({
     validate: listEventsArgsSchema,
     resolve: (_root, args, { em, deps }) =>
       listEvents(em, resolveRange(deps.clock.today(), args.startDate, args.endDate), pageOf(args)),
+  }),
+  specialEventsCount: t.int({
+    description: 'How many events specialEvents lists over all its pages for the same range.',
+    authScopes: { authenticated: true },
+    args: {
+      startDate: t.arg({
+        type: 'Date',
+        required: false,
+        description: 'Defaults to today (museum time zone).',
+      }),
+      endDate: t.arg({ type: 'Date', required: false, description: 'Defaults to 7 days after startDate.' }),
+    },
+    resolve: (_root, args, { em, deps }) =>
+      countEvents(em, resolveRange(deps.clock.today(), args.startDate, args.endDate)),
   }),
   specialEvent: t.field({
     type: SpecialEventType,

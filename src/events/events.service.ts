@@ -81,6 +81,20 @@ const PAGE_OF_EVENT_IDS = `
   order by date, name, event_id
   limit ? offset ?`;
 
+const COUNT_OF_EVENTS = `
+  select count(*)::int as total from special_event_date
+  where listed and date between ? and ? and (previous_date is null or previous_date < ?)`;
+
+/** How many events have a date in the range (each counted once, at its first date inside it). */
+export async function countEvents(em: EntityManager, range: DateRange): Promise<number> {
+  const [row] = await em.execute<{ total: number }[]>(COUNT_OF_EVENTS, [
+    range.startDate,
+    range.endDate,
+    range.startDate,
+  ]);
+  return row?.total ?? 0;
+}
+
 /** Events with a date in the range, ordered by their first date in it, then name, then id. */
 export async function listEvents(em: EntityManager, range: DateRange, page: Page): Promise<EventView[]> {
   const rows = await em.execute<{ event_id: string }[]>(PAGE_OF_EVENT_IDS, [

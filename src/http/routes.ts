@@ -22,6 +22,8 @@ export interface Route {
   location?: (result: Record<string, unknown>) => string;
   /** Answer for a root field that came back null. */
   notFound?: string;
+  /** A paged list: answered with RFC 8288 `Link` headers, and `X-Total-Count` when the operation selects `total`. */
+  paged?: true;
 }
 
 const page = { page: 'int', limit: 'int' } as const;
@@ -35,6 +37,7 @@ export const routes: Route[] = [
     document: `query getMuseumHours($startDate: Date, $page: Int, $limit: Int) {
       museumHours(startDate: $startDate, page: $page, limit: $limit) { date timeOpen timeClose } }`,
     status: 200,
+    paged: true,
   },
   {
     operationId: 'listSpecialEvents',
@@ -42,8 +45,10 @@ export const routes: Route[] = [
     path: '/special-events',
     query: { startDate: 'string', endDate: 'string', ...page },
     document: `query listSpecialEvents($startDate: Date, $endDate: Date, $page: Int, $limit: Int) {
-      specialEvents(startDate: $startDate, endDate: $endDate, page: $page, limit: $limit) { ${SPECIAL_EVENT_FIELDS} } }`,
+      specialEvents(startDate: $startDate, endDate: $endDate, page: $page, limit: $limit) { ${SPECIAL_EVENT_FIELDS} }
+      total: specialEventsCount(startDate: $startDate, endDate: $endDate) }`,
     status: 200,
+    paged: true,
   },
   {
     operationId: 'createSpecialEvent',

@@ -1,9 +1,12 @@
+import type { StandardSchemaV1 } from '@pothos/plugin-validation';
 import {
   type ASTNode,
   coerceInputValue,
   type DocumentNode,
   type GraphQLError,
+  type GraphQLNamedType,
   type GraphQLSchema,
+  getNamedType,
   getOperationAST,
   isEnumType,
   isInputType,
@@ -62,6 +65,7 @@ function variableIssues(
       }
       continue;
     }
+    const before = issues.length;
     coerceInputValue(value, type, (path, _invalid, error) => {
       const missing = /^Field "([^"]+)" of required type .* was not provided\.$/.exec(error.message);
       const unknown = /^Field "([^"]+)" is not defined by type/.exec(error.message);
@@ -71,6 +75,8 @@ function variableIssues(
         issues.push({ path: formatPath([...at, unknown[1]!]), message: 'is not a known field' });
       else issues.push({ path: formatPath(at), message: plainMessage(schema, error.message) });
     });
+    if (issues.length > before)
+      issues.push(...ruleIssues(getNamedType(type), value, base, issues.slice(before)));
   }
   return issues;
 }
@@ -91,6 +97,30 @@ function plainMessage(schema: GraphQLSchema, message: string): string {
       .map((v) => v.name)
       .join(', ')}`;
   return message;
+}
+
+/**
+ * The rules (zod) of an input object whose types were wrong, applied to the raw value anyway, so one answer
+ * names every offending field: what the type check already named is not repeated.
+ */
+function ruleIssues(
+  type: GraphQLNamedType,
+  value: unknown,
+  base: (string | number)[],
+  named: FieldIssue[],
+): FieldIssue[] {
+  const rules = (type.extensions as { pothosOptions?: { validate?: StandardSchemaV1 } }).pothosOptions
+    ?.validate;
+  const result = rules?.['~standard'].validate(value);
+  if (!result || result instanceof Promise || !result.issues) return [];
+  const covered = (path: string) =>
+    named.some(
+      (issue) =>
+        path === issue.path || path.startsWith(`${issue.path}.`) || path.startsWith(`${issue.path}[`),
+    );
+  return result.issues
+    .map((issue) => ({ path: formatPath([...base, ...(issue.path ?? [])]), message: issue.message }))
+    .filter((issue) => !covered(issue.path));
 }
 
 const isVariableError = (error: GraphQLError) => error.message.startsWith('Variable "$');

@@ -2,6 +2,7 @@ import { URLPattern } from 'node:url';
 import { type DocumentNode, type ExecutionResult, type GraphQLError, parse, validate } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { type ErrorKind, type FieldIssue, kindOfCode } from '../common/errors.ts';
+import { pageOf } from '../common/pagination.ts';
 import type { RequestContext } from '../context.ts';
 import type { Logger } from '../logger.ts';
 import { isDatabaseUnreachable } from './errors.ts';
@@ -172,6 +173,10 @@ export function useRest(routes: Route[], logger: Logger): Plugin<RequestContext>
         const headers: Record<string, string> = route.location
           ? { Location: route.location(value as Record<string, unknown>) }
           : {};
+        if (route.paged) {
+          const total = (result.data as Record<string, unknown>).total;
+          Object.assign(headers, pagingHeaders(url, variables, value as unknown[], total));
+        }
         endResponse(json(withoutNulls(value), route.status, headers));
       } catch (error) {
         if (error instanceof RequestProblem) {
@@ -189,6 +194,24 @@ export function useRest(routes: Route[], logger: Logger): Plugin<RequestContext>
       }
     },
   };
+}
+
+/** RFC 8288 links to the first, previous and next pages, and the total when the operation counted it. */
+function pagingHeaders(url: URL, variables: Record<string, unknown>, items: unknown[], total: unknown) {
+  const { page, limit } = pageOf(variables as { page?: number; limit?: number });
+  const link = (rel: string, target: number) => {
+    const query = new URLSearchParams(url.search);
+    query.set('page', String(target));
+    query.set('limit', String(limit));
+    return `<${url.pathname}?${query}>; rel="${rel}"`;
+  };
+  const hasNext = typeof total === 'number' ? page * limit < total : items.length === limit;
+  const links = [link('first', 1)];
+  if (page > 1) links.push(link('prev', page - 1));
+  if (hasNext) links.push(link('next', page + 1));
+  const headers: Record<string, string> = { Link: links.join(', ') };
+  if (typeof total === 'number') headers['X-Total-Count'] = String(total);
+  return headers;
 }
 
 /** REST leaves out what does not apply (a general ticket has no eventId) rather than sending null. */

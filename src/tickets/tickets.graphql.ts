@@ -1,3 +1,4 @@
+import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
 import { TICKET_TYPES } from './ticket.entity.ts';
 import { buyTicketsSchema } from './tickets.rules.ts';
@@ -47,6 +48,6 @@ builder.mutationField('buyMuseumTickets', (t) =>
     authScopes: { authenticated: true },
     args: { input: t.arg({ type: BuyMuseumTicketsInput }) },
     resolve: (_root, { input }, { em, deps, principal }) =>
-      buyTickets(em, principal!, input, deps.clock.today()),
+      withinArgument('input', () => buyTickets(em, principal!, input, deps.clock.today())),
   }),
 );
