@@ -38,6 +38,13 @@ function fromEpochDay(epochDay: number): string {
   return `${y}-${m}-${d}`;
 }
 
+/** The last date a 'YYYY-MM-DD' string can name. */
+export const LAST_DATE = '9999-12-31';
+
+/** The earlier of two dates; arithmetic past 9999 gives five-digit years, which sort after by length. */
+export const earlier = (a: string, b: string) =>
+  a.length !== b.length ? (a.length < b.length ? a : b) : a < b ? a : b;
+
 export function addDays(date: string, days: number): string {
   return fromEpochDay(toEpochDay(date) + days);
 }

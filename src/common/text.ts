@@ -5,11 +5,12 @@ export const characterCount = (value: string) => [...value].length;
 
 /**
  * A required free-text field: not blank, at most `max` characters, any Unicode (emoji included) but NUL,
- * which PostgreSQL cannot store in text.
+ * which PostgreSQL cannot store in text, and lone UTF-16 surrogates, which no UTF-8 text can hold.
  */
 export const textField = (max: number) =>
   z
     .string()
     .refine((value) => value.trim().length > 0, 'must not be blank')
     .refine((value) => characterCount(value) <= max, `must be at most ${max} characters`)
-    .refine((value) => !value.includes('\u0000'), 'must not contain the NUL character');
+    .refine((value) => !value.includes('\u0000'), 'must not contain the NUL character')
+    .refine((value) => value.isWellFormed(), 'must be valid Unicode text (no lone surrogates)');

@@ -4,12 +4,15 @@ import {
   coerceInputValue,
   type DocumentNode,
   type GraphQLError,
+  type GraphQLInputType,
   type GraphQLNamedType,
   type GraphQLSchema,
   getNamedType,
   getOperationAST,
   isEnumType,
+  isInputObjectType,
   isInputType,
+  isListType,
   isNonNullType,
   Kind,
   type OperationDefinitionNode,
@@ -123,6 +126,38 @@ function ruleIssues(
     .filter((issue) => !covered(issue.path));
 }
 
+/**
+ * GraphQL would quietly wrap a single value given for a list (`"dates": "2030-01-01"`); JSON clients that
+ * send that have a bug, so variables must give lists as lists.
+ */
+function singleValuesForLists(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  values: Record<string, unknown>,
+): { variable: string; path: (string | number)[] }[] {
+  const found: { variable: string; path: (string | number)[] }[] = [];
+  const walk = (type: GraphQLInputType, value: unknown, variable: string, path: (string | number)[]) => {
+    if (value === null || value === undefined) return;
+    const inner = isNonNullType(type) ? type.ofType : type;
+    if (isListType(inner)) {
+      if (!Array.isArray(value)) found.push({ variable, path });
+      else for (const [index, item] of value.entries()) walk(inner.ofType, item, variable, [...path, index]);
+    } else if (isInputObjectType(inner) && typeof value === 'object' && !Array.isArray(value)) {
+      const fields = inner.getFields();
+      for (const [name, item] of Object.entries(value)) {
+        const field = fields[name];
+        if (field) walk(field.type, item, variable, [...path, name]);
+      }
+    }
+  };
+  for (const definition of operation.variableDefinitions ?? []) {
+    const type = typeFromAST(schema, definition.type as never);
+    if (type && isInputType(type))
+      walk(type, values[definition.variable.name.value], definition.variable.name.value, []);
+  }
+  return found;
+}
+
 const isVariableError = (error: GraphQLError) => error.message.startsWith('Variable "$');
 
 /**
@@ -151,7 +186,26 @@ export function useInputErrors(): Plugin {
         );
       };
     },
-    onExecute({ args }) {
+    onExecute({ args, setResultAndStopExecution }) {
+      const operation = getOperationAST(args.document, args.operationName);
+      const loose = operation ? singleValuesForLists(args.schema, operation, args.variableValues ?? {}) : [];
+      if (loose.length > 0) {
+        const paths = argumentValuePaths(args.document);
+        const issues = loose.map(({ variable, path }) => ({
+          path: formatPath([...variableUse(paths, variable), ...path]),
+          message: 'must be a list',
+        }));
+        setResultAndStopExecution({
+          errors: [
+            clientError(
+              'validation',
+              `Validation failed: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+              issues,
+            ),
+          ],
+        });
+        return;
+      }
       return {
         onExecuteDone({ result, setResult }) {
           if (!('errors' in result) || !result.errors?.some(isVariableError)) return;
