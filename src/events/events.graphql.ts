@@ -1,14 +1,21 @@
 import { pageOf } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
 import { pageArgs } from '../graphql/pagination.ts';
-import { eventFieldsSchema, listEventsArgsSchema } from './events.rules.ts';
+import {
+  type EventChanges,
+  eventChangesSchema,
+  eventFieldsSchema,
+  listEventsArgsSchema,
+} from './events.rules.ts';
 import {
   countEvents,
   createEvent,
+  deleteEvent,
   type EventView,
   getEvent,
   listEvents,
   resolveRange,
+  updateEvent,
 } from './events.service.ts';
 
 export const SpecialEventType = builder.objectRef<EventView>('SpecialEvent').implement({
@@ -35,6 +42,23 @@ export const CreateSpecialEventInput = builder.inputType('CreateSpecialEventInpu
     price: t.float({ description: '0 to 1000000, at most 2 decimals.' }),
   }),
   validate: eventFieldsSchema,
+});
+
+export const UpdateSpecialEventInput = builder.inputType('UpdateSpecialEventInput', {
+  description:
+    'A change to a special event: at least one field, each with the rules of create; fields left out keep their value.',
+  fields: (t) => ({
+    name: t.string({ required: false, description: 'Not blank, at most 200 characters.' }),
+    location: t.string({ required: false, description: 'Not blank, at most 200 characters.' }),
+    eventDescription: t.string({ required: false, description: 'Not blank, at most 5000 characters.' }),
+    dates: t.field({
+      type: ['Date'],
+      required: false,
+      description: '1 to 366 distinct dates; they replace all of the dates.',
+    }),
+    price: t.float({ required: false, description: '0 to 1000000, at most 2 decimals.' }),
+  }),
+  validate: eventChangesSchema,
 });
 
 builder.queryFields((t) => ({
@@ -89,3 +113,25 @@ builder.mutationField('createSpecialEvent', (t) =>
     resolve: (_root, { input }, { em }) => createEvent(em, input),
   }),
 );
+
+builder.mutationFields((t) => ({
+  updateSpecialEvent: t.field({
+    type: SpecialEventType,
+    description:
+      'Changes some fields of a special event (staff only) and returns the whole event. An unknown or deleted event is a NOT_FOUND error.',
+    authScopes: { staff: true },
+    args: {
+      eventId: t.arg({ type: 'UUID' }),
+      input: t.arg({ type: UpdateSpecialEventInput }),
+    },
+    // The validation plugin has checked input against eventChangesSchema: no field is null.
+    resolve: (_root, { eventId, input }, { em }) => updateEvent(em, eventId, input as EventChanges),
+  }),
+  deleteSpecialEvent: t.boolean({
+    description:
+      'Deletes a special event (staff only): it disappears from every read and its sold tickets become cancelled. Returns true; an unknown or already deleted event is a NOT_FOUND error.',
+    authScopes: { staff: true },
+    args: { eventId: t.arg({ type: 'UUID' }) },
+    resolve: (_root, { eventId }, { em }) => deleteEvent(em, eventId),
+  }),
+}));

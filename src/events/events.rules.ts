@@ -36,6 +36,15 @@ export const eventFieldsSchema = z.object({
 
 export type EventFields = z.infer<typeof eventFieldsSchema>;
 
+/** A change to an event: any non-empty subset of the five fields, each with the rules of create. */
+export const eventChangesSchema = eventFieldsSchema
+  .partial()
+  .refine((changes) => Object.values(changes).some((value) => value !== undefined), {
+    message: 'must give at least one of name, location, eventDescription, dates, price',
+  });
+
+export type EventChanges = z.infer<typeof eventChangesSchema>;
+
 export const listEventsArgsSchema = paginationSchema
   .extend({
     startDate: z.iso.date().nullish(),

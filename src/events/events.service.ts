@@ -1,9 +1,10 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { addDays } from '../common/dates.ts';
-import { invalidField } from '../common/errors.ts';
+import { addDays, earlier, LAST_DATE } from '../common/dates.ts';
+import { invalidField, notFound } from '../common/errors.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
 import { EventDate, SpecialEvent } from './event.entity.ts';
-import { DEFAULT_EVENT_RANGE_DAYS, type EventFields } from './events.rules.ts';
+import { DEFAULT_EVENT_RANGE_DAYS, type EventChanges, type EventFields } from './events.rules.ts';
 
 /** A special event as both APIs show it. */
 export interface EventView extends EventFields {
@@ -60,6 +61,63 @@ export async function getEvent(em: EntityManager, eventId: string): Promise<Even
   return event ? toEventView(event) : null;
 }
 
+const noSuchEvent = (eventId: string) => notFound(`There is no special event ${eventId}`);
+
+/**
+ * Changes some fields of a listed event. The event row is locked for the transaction, so concurrent
+ * changes (and a concurrent delete) apply one after the other. The date rows carry a copy of the name and
+ * each date's predecessor: a new name is copied to them, new dates replace them all.
+ */
+export async function updateEvent(
+  em: EntityManager,
+  eventId: string,
+  changes: EventChanges,
+): Promise<EventView> {
+  return em.transactional(async (tx) => {
+    const event = await tx.findOne(
+      SpecialEvent,
+      { id: eventId, deletedAt: null },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!event) throw noSuchEvent(eventId);
+    if (changes.name !== undefined) event.name = changes.name;
+    if (changes.location !== undefined) event.location = changes.location;
+    if (changes.eventDescription !== undefined) event.eventDescription = changes.eventDescription;
+    if (changes.price !== undefined) event.price = changes.price.toFixed(2);
+    if (changes.dates !== undefined) {
+      await tx.nativeDelete(EventDate, { event: eventId });
+      dateRows(tx, event, changes.dates);
+    } else if (changes.name !== undefined) {
+      await tx.nativeUpdate(EventDate, { event: eventId }, { name: changes.name });
+    }
+    await tx.flush();
+    const changed = await tx.findOneOrFail(
+      SpecialEvent,
+      { id: eventId },
+      { populate: ['dates'], refresh: true },
+    );
+    return toEventView(changed);
+  });
+}
+
+/**
+ * Soft delete: the event keeps its row (its sold tickets point at it and read as cancelled), and its date
+ * rows leave the listing index, so the event is gone from every read and can no longer be bought.
+ */
+export async function deleteEvent(em: EntityManager, eventId: string): Promise<boolean> {
+  return em.transactional(async (tx) => {
+    // One statement: of two concurrent deletes, the second finds the row already deleted and answers 404.
+    const deleted = await tx.nativeUpdate(
+      SpecialEvent,
+      { id: eventId, deletedAt: null },
+      { deletedAt: new Date() },
+    );
+    if (deleted === 0) throw noSuchEvent(eventId);
+    await tx.nativeUpdate(EventDate, { event: eventId }, { listed: false });
+    return true;
+  });
+}
+
 export interface DateRange {
   startDate: string;
   endDate: string;
@@ -68,7 +126,7 @@ export interface DateRange {
 /** The range a list covers: startDate defaults to today, endDate to a week after startDate. */
 export function resolveRange(today: string, startDate?: string | null, endDate?: string | null): DateRange {
   const start = startDate ?? today;
-  const end = endDate ?? addDays(start, DEFAULT_EVENT_RANGE_DAYS);
+  const end = endDate ?? earlier(addDays(start, DEFAULT_EVENT_RANGE_DAYS), LAST_DATE);
   if (end < start) throw invalidField('endDate', `must not be before startDate (${start})`);
   return { startDate: start, endDate: end };
 }

@@ -2,7 +2,21 @@ import { z } from 'zod';
 import { pageOf, paginationSchema } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
 import { pageArgs } from '../graphql/pagination.ts';
-import { listOpenDays, type MuseumDay } from './hours.service.ts';
+import {
+  type DayHoursInput,
+  dayHoursSchema,
+  WEEKDAYS,
+  type WeeklyHoursInput,
+  weeklyHoursSchema,
+} from './hours.rules.ts';
+import {
+  type DaySchedule,
+  listOpenDays,
+  type MuseumDay,
+  setDayHours,
+  setWeeklyHours,
+  type WeekdayHours,
+} from './hours.service.ts';
 
 export const MuseumDayType = builder.objectRef<MuseumDay>('MuseumDay').implement({
   description: 'Daily operating hours for the museum.',
@@ -34,3 +48,83 @@ builder.queryField('museumHours', (t) =>
       listOpenDays(em, args.startDate ?? deps.clock.today(), pageOf(args)),
   }),
 );
+
+// Hours management (staff): GraphQL only, the reference document has no REST path for it.
+
+export const WeekdayEnum = builder.enumType('Weekday', {
+  description: 'A day of the week.',
+  values: WEEKDAYS,
+});
+
+export const WeekdayHoursType = builder.objectRef<WeekdayHours>('WeekdayHours').implement({
+  description: 'Regular hours of one weekday.',
+  fields: (t) => ({
+    weekday: t.expose('weekday', { type: WeekdayEnum }),
+    timeOpen: t.expose('timeOpen', { type: 'LocalTime', nullable: true, description: 'Null when closed.' }),
+    timeClose: t.expose('timeClose', { type: 'LocalTime', nullable: true, description: 'Null when closed.' }),
+    closed: t.exposeBoolean('closed'),
+  }),
+});
+
+export const DayScheduleType = builder.objectRef<DaySchedule>('DaySchedule').implement({
+  description: 'The hours that apply on one date.',
+  fields: (t) => ({
+    date: t.expose('date', { type: 'Date' }),
+    timeOpen: t.expose('timeOpen', { type: 'LocalTime', nullable: true, description: 'Null when closed.' }),
+    timeClose: t.expose('timeClose', { type: 'LocalTime', nullable: true, description: 'Null when closed.' }),
+    closed: t.exposeBoolean('closed'),
+    regular: t.exposeBoolean('regular', {
+      description: "True when the weekday's regular hours apply; false when the date has hours of its own.",
+    }),
+  }),
+});
+
+const WeekdayHoursInput = builder.inputType('WeekdayHoursInput', {
+  description: 'Hours of one weekday: both times (timeOpen before timeClose), or closed: true.',
+  fields: (t) => ({
+    weekday: t.field({ type: WeekdayEnum }),
+    timeOpen: t.field({ type: 'LocalTime', required: false }),
+    timeClose: t.field({ type: 'LocalTime', required: false }),
+    closed: t.boolean({ required: false }),
+  }),
+});
+
+export const SetWeeklyHoursInput = builder.inputType('SetWeeklyHoursInput', {
+  description: 'New regular hours for 1 to 7 distinct weekdays; weekdays not listed keep their hours.',
+  fields: (t) => ({ days: t.field({ type: [WeekdayHoursInput] }) }),
+  validate: weeklyHoursSchema,
+});
+
+export const SetDayHoursInput = builder.inputType('SetDayHoursInput', {
+  description:
+    "Hours of one date: both times (special hours), closed: true (e.g. a holiday), or regular: true (remove what was set for the date, so its weekday's hours apply).",
+  fields: (t) => ({
+    date: t.field({ type: 'Date' }),
+    timeOpen: t.field({ type: 'LocalTime', required: false }),
+    timeClose: t.field({ type: 'LocalTime', required: false }),
+    closed: t.boolean({ required: false }),
+    regular: t.boolean({ required: false }),
+  }),
+  validate: dayHoursSchema,
+});
+
+builder.mutationFields((t) => ({
+  setWeeklyHours: t.field({
+    type: [WeekdayHoursType],
+    description:
+      'Changes the regular weekly hours (staff only); answers the whole week, Monday to Sunday. Applies at once to museumHours and to ticket sales.',
+    authScopes: { staff: true },
+    args: { input: t.arg({ type: SetWeeklyHoursInput }) },
+    // The validation plugin has checked input against weeklyHoursSchema.
+    resolve: (_root, { input }, { em }) => setWeeklyHours(em, input as WeeklyHoursInput),
+  }),
+  setDayHours: t.field({
+    type: DayScheduleType,
+    description:
+      "Sets special hours for one date, closes it, or (regular: true) returns it to its weekday's hours (staff only). Applies at once to museumHours and to ticket sales.",
+    authScopes: { staff: true },
+    args: { input: t.arg({ type: SetDayHoursInput }) },
+    // The validation plugin has checked input against dayHoursSchema.
+    resolve: (_root, { input }, { em }) => setDayHours(em, input as DayHoursInput),
+  }),
+}));

@@ -69,6 +69,24 @@ export const routes: Route[] = [
     notFound: 'There is no special event with that eventId',
   },
   {
+    operationId: 'updateSpecialEvent',
+    method: 'PATCH',
+    path: '/special-events/:eventId',
+    body: true,
+    document: `mutation updateSpecialEvent($eventId: UUID!, $input: UpdateSpecialEventInput!) {
+      updateSpecialEvent(eventId: $eventId, input: $input) { ${SPECIAL_EVENT_FIELDS} } }`,
+    status: 200,
+    notFound: 'There is no special event with that eventId',
+  },
+  {
+    operationId: 'deleteSpecialEvent',
+    method: 'DELETE',
+    path: '/special-events/:eventId',
+    document: `mutation deleteSpecialEvent($eventId: UUID!) { deleteSpecialEvent(eventId: $eventId) }`,
+    status: 204,
+    notFound: 'There is no special event with that eventId',
+  },
+  {
     operationId: 'buyMuseumTickets',
     method: 'POST',
     path: '/tickets',

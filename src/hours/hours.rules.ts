@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { isLocalTime } from '../common/dates.ts';
+
+/** Weekdays as the API spells them; ISO weekday = index + 1 (monday = 1 … sunday = 7). */
+export const WEEKDAYS = [
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+export const isoWeekdayOf = (weekday: Weekday) => WEEKDAYS.indexOf(weekday) + 1;
+export const weekdayOf = (isoWeekday: number): Weekday => WEEKDAYS[isoWeekday - 1]!;
+
+const localTime = z.string().refine(isLocalTime, 'must be a time HH:MM (00:00 to 23:59)');
+
+/** Hours of one day: both times (open before close), or `closed: true` and no times. */
+interface DayTimes {
+  timeOpen?: string | null | undefined;
+  timeClose?: string | null | undefined;
+  closed?: boolean | null | undefined;
+}
+
+function checkTimes(day: DayTimes, ctx: z.RefinementCtx, closedAlternative: string) {
+  if (day.closed) {
+    for (const key of ['timeOpen', 'timeClose'] as const) {
+      if (day[key] != null) {
+        ctx.addIssue({ code: 'custom', path: [key], message: 'must not be given when closed is true' });
+      }
+    }
+    return;
+  }
+  for (const key of ['timeOpen', 'timeClose'] as const) {
+    if (day[key] == null) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `is required unless ${closedAlternative}` });
+    }
+  }
+  if (day.timeOpen != null && day.timeClose != null && day.timeOpen >= day.timeClose) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['timeClose'],
+      message: `must be after timeOpen (${day.timeOpen})`,
+    });
+  }
+}
+
+const dayTimesShape = {
+  timeOpen: localTime.nullish(),
+  timeClose: localTime.nullish(),
+  closed: z.boolean().nullish(),
+};
+
+/** One weekday of the regular schedule. */
+export const weekdayHoursSchema = z
+  .object({ weekday: z.enum(WEEKDAYS), ...dayTimesShape })
+  .superRefine((day, ctx) => checkTimes(day, ctx, 'closed is true'));
+
+/** Changes to the regular schedule: 1 to 7 distinct weekdays; the others keep their hours. */
+export const weeklyHoursSchema = z.object({
+  days: z
+    .array(weekdayHoursSchema)
+    .min(1, 'must list at least one weekday')
+    .max(7, 'must list at most 7 weekdays')
+    .superRefine((days, ctx) => {
+      const seen = new Set<string>();
+      days.forEach((day, index) => {
+        if (seen.has(day.weekday)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'weekday'],
+            message: `${day.weekday} is listed twice`,
+          });
+        }
+        seen.add(day.weekday);
+      });
+    }),
+});
+
+export type WeeklyHoursInput = z.infer<typeof weeklyHoursSchema>;
+
+/**
+ * Hours of one date, overriding the weekly schedule: special hours (both times), `closed: true` (a holiday),
+ * or `regular: true`, which removes the override so the weekly schedule applies again.
+ */
+export const dayHoursSchema = z
+  .object({
+    date: z.iso.date('must be a calendar date YYYY-MM-DD that exists'),
+    ...dayTimesShape,
+    regular: z.boolean().nullish(),
+  })
+  .superRefine((day, ctx) => {
+    if (day.regular) {
+      for (const key of ['timeOpen', 'timeClose', 'closed'] as const) {
+        if (day[key] != null && day[key] !== false) {
+          ctx.addIssue({ code: 'custom', path: [key], message: 'must not be given when regular is true' });
+        }
+      }
+      return;
+    }
+    checkTimes(day, ctx, 'closed or regular is true');
+  });
+
+export type DayHoursInput = z.infer<typeof dayHoursSchema>;
