@@ -10,6 +10,7 @@ import { schema } from './graphql/schema.ts';
 import { createErrorMask } from './http/errors.ts';
 import { routes } from './http/routes.ts';
 import { useAuthGate } from './http/use-auth-gate.ts';
+import { useDocs } from './http/use-docs.ts';
 import { useHealth } from './http/use-health.ts';
 import { useInputErrors } from './http/use-input-errors.ts';
 import { useRest } from './http/use-rest.ts';
@@ -51,6 +52,7 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
       useHealth(deps.db, options.isDraining ?? (() => false)),
       useAuthGate(),
       useInputErrors(),
+      useDocs(),
       useRest(routes, logger),
     ],
   });

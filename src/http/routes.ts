@@ -24,6 +24,12 @@ export interface Route {
   notFound?: string;
   /** A paged list: answered with RFC 8288 `Link` headers, and `X-Total-Count` when the operation selects `total`. */
   paged?: true;
+  /** Documentation for /openapi.json (src/http/openapi.ts); rows without it still appear there. */
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  /** The name of the success response's schema in the OpenAPI document (default: the GraphQL type's). */
+  responseSchema?: string;
 }
 
 const page = { page: 'int', limit: 'int' } as const;
@@ -31,6 +37,11 @@ const page = { page: 'int', limit: 'int' } as const;
 export const routes: Route[] = [
   {
     operationId: 'getMuseumHours',
+    summary: 'Get museum hours',
+    description:
+      'Get upcoming museum operating hours: open days only, ascending, from `startDate` (default today).',
+    tags: ['Operations'],
+    responseSchema: 'MuseumHours',
     method: 'GET',
     path: '/museum-hours',
     query: { startDate: 'string', ...page },
@@ -41,6 +52,11 @@ export const routes: Route[] = [
   },
   {
     operationId: 'listSpecialEvents',
+    summary: 'List special events',
+    description:
+      'Return a list of upcoming special events at the museum: events with at least one date in [`startDate`, `endDate`], ordered by their first date in that range, then name, then eventId.',
+    tags: ['Events'],
+    responseSchema: 'SpecialEventCollection',
     method: 'GET',
     path: '/special-events',
     query: { startDate: 'string', endDate: 'string', ...page },
@@ -52,6 +68,10 @@ export const routes: Route[] = [
   },
   {
     operationId: 'createSpecialEvent',
+    summary: 'Create special events',
+    description: 'Creates a new special event for the museum (staff only).',
+    tags: ['Events'],
+    responseSchema: 'SpecialEvent',
     method: 'POST',
     path: '/special-events',
     body: true,
@@ -62,6 +82,10 @@ export const routes: Route[] = [
   },
   {
     operationId: 'getSpecialEvent',
+    summary: 'Get special event',
+    description: 'Get details about a special event.',
+    tags: ['Events'],
+    responseSchema: 'SpecialEvent',
     method: 'GET',
     path: '/special-events/:eventId',
     document: `query getSpecialEvent($eventId: UUID!) { specialEvent(eventId: $eventId) { ${SPECIAL_EVENT_FIELDS} } }`,
@@ -70,6 +94,11 @@ export const routes: Route[] = [
   },
   {
     operationId: 'updateSpecialEvent',
+    summary: 'Update special event',
+    description:
+      'Update the details of a special event (staff only): any non-empty subset of its five fields, with the rules of create.',
+    tags: ['Events'],
+    responseSchema: 'SpecialEvent',
     method: 'PATCH',
     path: '/special-events/:eventId',
     body: true,
@@ -80,6 +109,10 @@ export const routes: Route[] = [
   },
   {
     operationId: 'deleteSpecialEvent',
+    summary: 'Delete special event',
+    description:
+      'Delete a special event from the collection (staff only). Allows museum to cancel planned events: the event disappears from every read and its sold tickets become `cancelled`.',
+    tags: ['Events'],
     method: 'DELETE',
     path: '/special-events/:eventId',
     document: `mutation deleteSpecialEvent($eventId: UUID!) { deleteSpecialEvent(eventId: $eventId) }`,
@@ -88,6 +121,10 @@ export const routes: Route[] = [
   },
   {
     operationId: 'buyMuseumTickets',
+    summary: 'Buy museum tickets',
+    description: 'Purchase museum tickets for general entry or special events.',
+    tags: ['Tickets'],
+    responseSchema: 'MuseumTicketsConfirmation',
     method: 'POST',
     path: '/tickets',
     body: true,

@@ -1,0 +1,779 @@
+// The OpenAPI 3.1 document of the REST surface, generated, never written by hand:
+// - paths, methods, operationIds and success statuses from the route table (routes.ts);
+// - request bodies and query parameters from the very zod schemas that validate them (the `validate`
+//   option of the GraphQL input type or root field a route executes), as JSON Schema 2020-12, the dialect
+//   of OpenAPI 3.1, plus what the GraphQL types themselves enforce (scalar formats, no unknown fields);
+// - responses from the GraphQL output type and the fields the route's document selects;
+// - error responses from the error table (common/errors.ts) and what a route does (auth, body, path).
+// Only prose and examples are written here, keyed by the reference's names. A row added to routes.ts
+// appears without touching this file.
+import {
+  type GraphQLArgument,
+  type GraphQLField,
+  type GraphQLInputType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  Kind,
+  type NamedTypeNode,
+  type OperationDefinitionNode,
+  parse,
+  type SelectionSetNode,
+  typeFromAST,
+} from 'graphql';
+import { z } from 'zod';
+import packageJson from '../../package.json' with { type: 'json' };
+import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
+import { schema as graphqlSchema } from '../graphql/schema.ts';
+import { problemOf, WWW_AUTHENTICATE } from './problem.ts';
+import { type Route, routes as restRoutes } from './routes.ts';
+
+type Json = Record<string, unknown>;
+
+export const OPENAPI_SECURITY_SCHEME = 'MuseumPlaceholderAuth';
+
+const DESCRIPTION = `Tickets, opening hours and special events of the museum. The REST operations below are those of
+the [Redocly Museum API 1.2.1](https://github.com/Redocly/museum-openapi-example); every one is a thin mapping onto
+the GraphQL schema served at [/graphql](/graphql) (GraphiQL in a browser), so both share validation,
+authentication, pagination and errors.
+
+**Credentials.** Every operation needs HTTP Basic credentials of an account (\`visitor\` or \`staff\`); creating,
+changing and deleting events needs \`staff\`. Missing or wrong credentials answer 401 with
+\`WWW-Authenticate\`, a known account without the role 403. Credentials are checked before the input, so a
+caller without the right learns nothing about it.
+
+**Errors** are [RFC 9457](https://www.rfc-editor.org/rfc/rfc9457) \`application/problem+json\` bodies
+(\`Problem\`); a validation failure (400) names every offending field in \`errors\`. A known path with another
+method answers 405 with \`Allow\`; an unknown path 404. Request bodies are JSON objects with no unknown or
+server-assigned fields.
+
+**Dates** are \`YYYY-MM-DD\` calendar dates that exist; "today" is the museum's time zone.
+
+**Lists** are paged with \`page\` (≥ 1, default 1) and \`limit\` (1…30, default 10); a page past the end is
+\`[]\`. List responses carry an RFC 8288 \`Link\` header (\`first\`, \`prev\`, \`next\`); event lists also
+\`X-Total-Count\`.`;
+
+const TAGS: Record<string, string> = {
+  Operations: 'Operational information about the museum.',
+  Events: 'Special events hosted by the museum.',
+  Tickets: 'Museum tickets for general entrance or special events.',
+};
+
+/** The tag of a row that names none, by its first path segment. */
+const TAG_BY_PATH: Record<string, string> = {
+  'museum-hours': 'Operations',
+  'special-events': 'Events',
+  tickets: 'Tickets',
+};
+
+/** The reference's shared parameters, by the variable they set. Their schemas come from the rules. */
+const PARAMETERS: Record<string, { component: string; description: string; example: unknown }> = {
+  startDate: {
+    component: 'StartDate',
+    description: "Starting date to retrieve future operating hours or events from. Defaults to today's date.",
+    example: '2030-10-29',
+  },
+  endDate: {
+    component: 'EndDate',
+    description:
+      'End of a date range to retrieve special events for (inclusive). Defaults to 7 days after `startDate`.',
+    example: '2030-11-05',
+  },
+  page: { component: 'PaginationPage', description: 'Page number to retrieve.', example: 2 },
+  limit: { component: 'PaginationLimit', description: 'Number of items per page.', example: 15 },
+  eventId: {
+    component: 'EventId',
+    description: 'Identifier for a special event.',
+    example: 'dad4bce8-f5cb-4078-a211-995864315e39',
+  },
+  ticketId: {
+    component: 'TicketId',
+    description: 'Identifier for a ticket to a museum event.',
+    example: 'a54a57ca-36f8-421b-a6b4-2e8f26858a4c',
+  },
+};
+
+/** Names of object types in the reference, where they differ from the GraphQL type's. */
+const OBJECT_NAMES: Record<string, string> = { MuseumDay: 'MuseumDailyHours' };
+
+/** JSON Schema of the GraphQL scalars, as their parsers accept them (graphql/scalars.ts). */
+const SCALARS: Record<string, Json> = {
+  Date: { type: 'string', format: 'date', description: 'A calendar date, `YYYY-MM-DD`, that exists.' },
+  LocalTime: { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'HH:MM, 24-hour clock.' },
+  UUID: { type: 'string', format: 'uuid' },
+  EmailAddress: { type: 'string', format: 'email', maxLength: 254 },
+  String: { type: 'string' },
+  ID: { type: 'string' },
+  Int: { type: 'integer', format: 'int32' },
+  Float: { type: 'number' },
+  Boolean: { type: 'boolean' },
+};
+
+/**
+ * JSON Schema for the rules zod cannot export (refinements), recognised by their message. A rule not
+ * listed here still appears, as text in the schema's description.
+ */
+const RULES: Array<[RegExp, (match: RegExpMatchArray) => Json]> = [
+  [/^must not be blank$/, () => ({ minLength: 1, pattern: '\\S' })],
+  [/^must be at most (\d+) characters$/, (m) => ({ maxLength: Number(m[1]) })],
+  [/^must not contain the NUL character$/, () => ({ pattern: '^[^\\u0000]*$' })],
+  [/^must have at most (\d+) decimals$/, (m) => ({ multipleOf: 10 ** -Number(m[1]) })],
+  [/^must give at least one of /, () => ({ minProperties: 1 })],
+];
+
+/** Rules written as superRefine (no message to read), by the field or object they refine. */
+const REFINED_FIELDS: Record<string, Json> = {
+  // Event dates: distinct.
+  dates: { uniqueItems: true },
+};
+const REFINED_OBJECTS: Record<string, Json> = {
+  // eventId: required for an event ticket, absent (or null) for a general one.
+  BuyMuseumTicketsInput: {
+    if: { properties: { ticketType: { const: 'event' } }, required: ['ticketType'] },
+    // (`additionalProperties: true` changes nothing here; it tells linters the branches are not closed.)
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's own keyword
+    then: { required: ['eventId'], properties: { eventId: { type: 'string' } }, additionalProperties: true },
+    else: { properties: { eventId: { type: 'null' } }, additionalProperties: true },
+  },
+};
+
+/** Examples of the reference, with values this service would really send and accept. */
+const EVENT = {
+  eventId: 'dad4bce8-f5cb-4078-a211-995864315e39',
+  name: 'Mermaid Treasure Identification and Analysis',
+  location: 'Under the seaaa 🦀 🎶 🌊.',
+  eventDescription:
+    'Join us as we review and classify a rare collection of 20 thingamabobs, gadgets, gizmos, whoosits, and whatsits, kindly donated by Ariel.',
+  dates: ['2030-09-05', '2030-09-08'],
+  price: 30,
+};
+const { eventId: _assigned, ...NEW_EVENT } = EVENT;
+
+type Examples = Record<string, { summary: string; value: unknown }>;
+const EXAMPLES: Record<string, { request?: Examples; response?: Examples }> = {
+  getMuseumHours: {
+    response: {
+      GetMuseumHoursResponseExample: {
+        summary: 'Get hours response',
+        value: [
+          ['2030-09-09', '09:00', '18:00'],
+          ['2030-09-10', '09:00', '18:00'],
+          ['2030-09-11', '09:00', '18:00'],
+          ['2030-09-12', '09:00', '18:00'],
+          ['2030-09-13', '10:00', '16:00'],
+        ].map(([date, timeOpen, timeClose]) => ({ date, timeOpen, timeClose })),
+      },
+    },
+  },
+  listSpecialEvents: {
+    response: {
+      ListSpecialEventsResponseExample: {
+        summary: 'List of special events',
+        value: [
+          EVENT,
+          {
+            eventId: '2f14374a-9c65-4ee5-94b7-fba66d893483',
+            name: 'Solar Telescope Demonstration',
+            location: 'Far from the sun.',
+            eventDescription: 'Look at the sun without going blind!',
+            dates: ['2030-09-07', '2030-09-14'],
+            price: 50,
+          },
+        ],
+      },
+    },
+  },
+  createSpecialEvent: {
+    request: { CreateSpecialEventRequestExample: { summary: 'Create special event', value: NEW_EVENT } },
+    response: { CreateSpecialEventResponseExample: { summary: 'Special event created', value: EVENT } },
+  },
+  getSpecialEvent: {
+    response: {
+      GetSpecialEventResponseExample: {
+        summary: 'Get special event',
+        value: {
+          eventId: '6744a0da-4121-49cd-8479-f8cc20526495',
+          name: 'Time Traveler Tea Party',
+          location: 'Temporal Tearoom',
+          eventDescription: 'Sip tea with important historical figures.',
+          dates: ['2030-11-18', '2030-11-25', '2030-12-02'],
+          price: 60,
+        },
+      },
+    },
+  },
+  updateSpecialEvent: {
+    request: {
+      UpdateSpecialEventRequestExample: {
+        summary: 'Update special event request',
+        value: { location: 'On the beach.', price: 15 },
+      },
+    },
+    response: {
+      UpdateSpecialEventResponseExample: {
+        summary: 'Update special event',
+        value: { ...EVENT, location: 'On the beach.', price: 15 },
+      },
+    },
+  },
+  buyMuseumTickets: {
+    request: {
+      BuyGeneralTicketsRequestExample: {
+        summary: 'General entry ticket',
+        value: { ticketType: 'general', ticketDate: '2030-09-09', email: 'todd@example.com' },
+      },
+      BuyEventTicketsRequestExample: {
+        summary: 'Special event ticket',
+        value: {
+          ticketType: 'event',
+          eventId: EVENT.eventId,
+          ticketDate: '2030-09-05',
+          email: 'todd@example.com',
+        },
+      },
+    },
+    response: {
+      BuyGeneralTicketsResponseExample: {
+        summary: 'General entry ticket',
+        value: {
+          message: 'Museum general entry ticket purchased',
+          ticketId: '382c0820-0530-4f4b-99af-13811ad0f17a',
+          ticketType: 'general',
+          ticketDate: '2030-09-09',
+          confirmationCode: 'ticket-general-e5e5c6-dce78',
+        },
+      },
+      BuyEventTicketsResponseExample: {
+        summary: 'Special event ticket',
+        value: {
+          message: 'Museum special event ticket purchased',
+          ticketId: 'b811f723-17b2-44f7-8952-24b03e43d8a9',
+          ticketType: 'event',
+          ticketDate: '2030-09-05',
+          confirmationCode: 'ticket-event-9c55e0-8f82a',
+          eventId: EVENT.eventId,
+          eventName: EVENT.name,
+        },
+      },
+    },
+  },
+};
+
+/** Problems an operation can answer beyond what its shape implies (C4: capacity, Idempotency-Key). */
+const EXTRA_PROBLEMS: Record<string, ErrorKind[]> = {
+  buyMuseumTickets: ['conflict', 'unprocessable'],
+};
+
+const PROBLEM_RESPONSES: Record<ErrorKind, { name: string; description: string; detail: string }> = {
+  validation: {
+    name: 'BadRequest',
+    description: 'Bad request: a parameter or the body breaks a rule, or the body is not JSON.',
+    detail: 'price: must have at most 2 decimals',
+  },
+  unauthenticated: {
+    name: 'Unauthorized',
+    description: 'Unauthorized: credentials are missing, malformed or wrong.',
+    detail: 'Credentials are required: send HTTP Basic credentials of an account',
+  },
+  forbidden: {
+    name: 'Forbidden',
+    description: 'Forbidden: the account lacks the staff role.',
+    detail: 'This operation needs the staff role',
+  },
+  notFound: {
+    name: 'NotFound',
+    description: 'Not found.',
+    detail: 'There is no special event with that eventId',
+  },
+  methodNotAllowed: {
+    name: 'MethodNotAllowed',
+    description: 'Method not allowed on this path; `Allow` lists the methods that are.',
+    detail: 'PUT is not supported here; use GET, POST',
+  },
+  conflict: {
+    name: 'Conflict',
+    description: 'Conflict: sold out for that date.',
+    detail: 'Sold out on 2030-09-09',
+  },
+  payloadTooLarge: {
+    name: 'PayloadTooLarge',
+    description: 'Payload too large: the body is over 64 KiB.',
+    detail: 'The request body must be at most 65536 bytes',
+  },
+  unsupportedMediaType: {
+    name: 'UnsupportedMediaType',
+    description: 'Unsupported media type: the body must be `application/json`.',
+    detail: 'The request body must be application/json',
+  },
+  unprocessable: {
+    name: 'UnprocessableContent',
+    description: 'Unprocessable content: this `Idempotency-Key` was used with another body.',
+    detail: 'This Idempotency-Key was used with another request body',
+  },
+  tooManyRequests: {
+    name: 'TooManyRequests',
+    description: 'Too many failed logins from this address; retry after `Retry-After` seconds.',
+    detail: 'Too many failed logins; try again later',
+  },
+  internal: {
+    name: 'InternalServerError',
+    description: 'Internal server error.',
+    detail: 'Internal server error',
+  },
+  unavailable: {
+    name: 'ServiceUnavailable',
+    description: 'Service unavailable: the database is unreachable.',
+    detail: 'The database is unreachable; try again shortly',
+  },
+};
+
+const problemSchema = z
+  .object({
+    type: z
+      .string()
+      .meta({ description: 'The kind of problem, a URI reference.', example: '/problems/validation' }),
+    title: z.string().meta({ description: 'Short summary of the kind.', example: 'Validation failed' }),
+    status: z.int().min(100).max(599).meta({ description: 'The HTTP status code.', example: 400 }),
+    detail: z.string().meta({ description: 'What went wrong with this request.' }),
+    errors: z
+      .array(
+        z.object({
+          path: z.string().meta({
+            description:
+              'The offending field as a client writes it (`dates[1]`, `price`, `page`); empty for the whole body.',
+          }),
+          message: z.string(),
+        }),
+      )
+      .optional()
+      .meta({ description: 'Validation failures only: every offending field.' }),
+  })
+  .meta({ description: 'RFC 9457 problem details.' });
+
+const HEADERS: Record<string, Json> = {
+  Link: {
+    description: 'RFC 8288 links to the `first`, `prev` and `next` pages.',
+    schema: { type: 'string' },
+    example: '</special-events?page=2&limit=10>; rel="next", </special-events?page=1&limit=10>; rel="first"',
+  },
+  'X-Total-Count': {
+    description: 'How many items all the pages hold together.',
+    schema: { type: 'integer', minimum: 0 },
+    example: 12,
+  },
+  Location: {
+    description: 'Where the created resource lives.',
+    schema: { type: 'string', format: 'uri-reference' },
+  },
+  'WWW-Authenticate': {
+    description: 'The authentication scheme to use.',
+    schema: { type: 'string' },
+    example: WWW_AUTHENTICATE,
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+/** zod → JSON Schema 2020-12 (OpenAPI 3.1's dialect), with the refinements RULES can express. */
+function fromZod(schema: z.ZodType): Json {
+  const json = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io: 'input',
+    unrepresentable: 'any',
+    override: ({ zodSchema, jsonSchema }) => {
+      const checks = (zodSchema._zod.def as { checks?: Array<{ _zod: { def: Json } }> }).checks ?? [];
+      for (const check of checks) {
+        const def = check._zod.def;
+        if (def.check !== 'custom' || typeof def.error !== 'function') continue;
+        const message = String(def.error());
+        const rule = RULES.find(([pattern]) => pattern.test(message));
+        if (rule) merge(jsonSchema as Json, rule[1](message.match(rule[0])!));
+        else
+          (jsonSchema as Json).description = sentence((jsonSchema as Json).description, `Rule: ${message}.`);
+      }
+    },
+  }) as Json;
+  delete json.$schema;
+  return json;
+}
+
+/** Adds keywords; a keyword already present with another value is added as one more `allOf` condition. */
+function merge(target: Json, keywords: Json) {
+  for (const [key, value] of Object.entries(keywords)) {
+    if (target[key] === undefined) target[key] = value;
+    else if (JSON.stringify(target[key]) !== JSON.stringify(value)) {
+      const allOf = (target.allOf as Json[] | undefined) ?? [];
+      const condition = { [key]: value };
+      if (!allOf.some((c) => JSON.stringify(c) === JSON.stringify(condition)))
+        target.allOf = [...allOf, condition];
+    }
+  }
+}
+
+const sentence = (before: unknown, text: string) =>
+  typeof before !== 'string' ? text : before.includes(text) ? before : `${before} ${text}`;
+
+/** A nullable `anyOf: [X, {type: null}]` as X: query and path parameters are never null. */
+function withoutNull(schema: Json): Json {
+  const anyOf = schema.anyOf as Json[] | undefined;
+  if (!anyOf) return schema;
+  const rest = anyOf.filter((branch) => branch.type !== 'null');
+  if (rest.length !== 1) return schema;
+  const { anyOf: _dropped, ...others } = schema;
+  return { ...rest[0], ...others };
+}
+
+function unwrapNonNull<T extends GraphQLInputType | GraphQLOutputType>(type: T): T {
+  return (isNonNullType(type) ? type.ofType : type) as T;
+}
+
+/** What a GraphQL input type accepts, as JSON Schema (scalars, lists, input objects with no unknown fields). */
+function inputTypeSchema(type: GraphQLInputType): Json {
+  const inner = unwrapNonNull(type);
+  if (isListType(inner)) return { type: 'array', items: inputTypeSchema(inner.ofType) };
+  if (isEnumType(inner)) return { type: 'string', enum: inner.getValues().map((v) => v.value) };
+  if (isInputObjectType(inner)) {
+    const fields = Object.values(inner.getFields());
+    return {
+      type: 'object',
+      properties: Object.fromEntries(fields.map((f) => [f.name, inputTypeSchema(f.type)])),
+      required: fields.filter((f) => isNonNullType(f.type)).map((f) => f.name),
+      additionalProperties: false,
+    };
+  }
+  return { ...(SCALARS[inner.name] ?? {}) };
+}
+
+/**
+ * A request body: the zod schema that validates the input type (its rules), completed with what the
+ * GraphQL input type enforces first (scalar formats, no unknown fields) and its descriptions.
+ */
+function requestBodySchema(type: GraphQLInputType): Json {
+  const inputType = getNamedType(type);
+  if (!isInputObjectType(inputType)) return inputTypeSchema(type);
+  const validator = (inputType.extensions as { pothosOptions?: { validate?: unknown } }).pothosOptions
+    ?.validate;
+  const schema = validator instanceof z.ZodType ? fromZod(validator) : inputTypeSchema(type);
+  const properties = (schema.properties ?? {}) as Record<string, Json>;
+  for (const field of Object.values(inputType.getFields())) {
+    properties[field.name] ??= inputTypeSchema(field.type);
+    const property = properties[field.name]!;
+    // A nullable field's rules sit in its non-null branch.
+    const branches = (property.anyOf as Json[] | undefined) ?? [property];
+    const target = branches.find((branch) => branch.type !== 'null') ?? property;
+    const { description: _d, ...graphqlKeywords } = inputTypeSchema(field.type);
+    for (const [key, value] of Object.entries(graphqlKeywords)) target[key] ??= value;
+    if (field.description) property.description ??= field.description;
+    const refined = REFINED_FIELDS[field.name];
+    if (refined && target.type === 'array') merge(target, refined);
+  }
+  schema.properties = properties;
+  schema.additionalProperties = false;
+  if (inputType.description) schema.description ??= inputType.description;
+  merge(schema, REFINED_OBJECTS[inputType.name] ?? {});
+  return schema;
+}
+
+/** What REST answers for a root field: the selected fields (null ones left out, so not required). */
+function outputSchema(type: GraphQLOutputType, selections?: SelectionSetNode): Json {
+  const inner = unwrapNonNull(type);
+  if (isListType(inner)) return { type: 'array', items: outputSchema(inner.ofType, selections) };
+  if (isEnumType(inner)) return { type: 'string', enum: inner.getValues().map((v) => v.value) };
+  if (isObjectType(inner)) {
+    const fields = inner.getFields();
+    const properties: Record<string, Json> = {};
+    const required: string[] = [];
+    for (const selection of selections?.selections ?? []) {
+      if (selection.kind !== Kind.FIELD) continue;
+      const field = fields[selection.name.value];
+      if (!field) continue;
+      const key = selection.alias?.value ?? field.name;
+      properties[key] = {
+        ...outputSchema(field.type, selection.selectionSet),
+        ...(field.description ? { description: field.description } : {}),
+      };
+      if (isNonNullType(field.type)) required.push(key);
+    }
+    return {
+      type: 'object',
+      properties,
+      required,
+      ...(inner.description ? { description: inner.description } : {}),
+    };
+  }
+  return { ...(SCALARS[inner.name] ?? {}) };
+}
+
+interface CompiledOperation {
+  operation: OperationDefinitionNode;
+  field: GraphQLField<unknown, unknown>;
+  selection: SelectionSetNode | undefined;
+  variableTypes: Map<string, GraphQLInputType>;
+  selectsTotal: boolean;
+}
+
+function compile(schema: GraphQLSchema, route: Route): CompiledOperation {
+  const operation = parse(route.document).definitions[0] as OperationDefinitionNode;
+  const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const rootSelection = operation.selectionSet.selections[0];
+  if (rootSelection?.kind !== Kind.FIELD) throw new Error(`Route ${route.operationId}: no root field`);
+  const field = root?.getFields()[rootSelection.name.value];
+  if (!field) throw new Error(`Route ${route.operationId}: unknown root field ${rootSelection.name.value}`);
+  const variableTypes = new Map<string, GraphQLInputType>();
+  for (const definition of operation.variableDefinitions ?? []) {
+    const argument = rootSelection.arguments?.find(
+      (a) => a.value.kind === Kind.VARIABLE && a.value.name.value === definition.variable.name.value,
+    );
+    const fieldArgument = field.args.find((a: GraphQLArgument) => a.name === argument?.name.value);
+    variableTypes.set(
+      definition.variable.name.value,
+      fieldArgument?.type ?? (typeFromAST(schema, definition.type as NamedTypeNode) as GraphQLInputType),
+    );
+  }
+  const selectsTotal = operation.selectionSet.selections.some(
+    (s) => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === 'total',
+  );
+  return { operation, field, selection: rootSelection.selectionSet, variableTypes, selectsTotal };
+}
+
+const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+const pathParameterNames = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
+
+function scopesOf(field: GraphQLField<unknown, unknown>): Record<string, unknown> | undefined {
+  const scopes = (field.extensions as { pothosOptions?: { authScopes?: unknown } }).pothosOptions?.authScopes;
+  return scopes && typeof scopes === 'object' ? (scopes as Record<string, unknown>) : undefined;
+}
+
+/** Builds the document from the route table and the GraphQL schema (both default to the app's). */
+export function buildOpenApiDocument(
+  routes: Route[] = restRoutes,
+  schema: GraphQLSchema = graphqlSchema,
+): Json {
+  const components = {
+    schemas: {} as Record<string, Json>,
+    parameters: {} as Record<string, Json>,
+    examples: {} as Record<string, Json>,
+    responses: {} as Record<string, Json>,
+    headers: {} as Record<string, Json>,
+    securitySchemes: {
+      [OPENAPI_SECURITY_SCHEME]: {
+        type: 'http',
+        scheme: 'basic',
+        description: 'HTTP Basic credentials of a `visitor` or `staff` account.',
+      },
+    },
+  };
+
+  /** Registers a schema under `name`, or under a name of its own when `name` holds another. */
+  const addSchema = (name: string, value: Json, fallback: string) => {
+    const existing = components.schemas[name];
+    if (existing && JSON.stringify(existing) !== JSON.stringify(value))
+      return addSchema(fallback, value, `${fallback}_`);
+    components.schemas[name] = value;
+    return ref('schemas', name);
+  };
+  const addHeader = (name: string) => {
+    components.headers[name] = HEADERS[name]!;
+    return ref('headers', name);
+  };
+  const addProblem = (kind: ErrorKind) => {
+    const { name, description, detail } = PROBLEM_RESPONSES[kind];
+    if (!components.responses[name]) {
+      const headers: Record<string, Json> = {};
+      if (kind === 'unauthenticated') headers['WWW-Authenticate'] = addHeader('WWW-Authenticate');
+      if (kind === 'tooManyRequests') headers['Retry-After'] = addHeader('Retry-After');
+      const issues =
+        kind === 'validation' ? [{ path: 'price', message: 'must have at most 2 decimals' }] : [];
+      components.responses[name] = {
+        description,
+        ...(Object.keys(headers).length > 0 ? { headers } : {}),
+        content: {
+          'application/problem+json': {
+            schema: ref('schemas', 'Problem'),
+            example: problemOf(kind, detail, issues),
+          },
+        },
+      };
+    }
+    return ref('responses', name);
+  };
+  const addExamples = (examples: Examples | undefined) =>
+    examples && Object.keys(examples).length > 0
+      ? {
+          examples: Object.fromEntries(
+            Object.entries(examples).map(([name, example]) => {
+              components.examples[name] = example;
+              return [
+                name.replace(/(Request|Response)Example$/, '').replace(/^(Buy|Get|List)/, ''),
+                ref('examples', name),
+              ];
+            }),
+          ),
+        }
+      : {};
+  components.schemas.Problem = fromZod(problemSchema);
+
+  const paths: Record<string, Record<string, Json>> = {};
+  const usedTags = new Set<string>();
+  for (const route of routes) {
+    const compiled = compile(schema, route);
+    const { field, variableTypes } = compiled;
+
+    const parameters: Json[] = [];
+    const argsValidator = (field.extensions as { pothosOptions?: { validate?: unknown } }).pothosOptions
+      ?.validate;
+    const argsSchema = argsValidator instanceof z.ZodType ? fromZod(argsValidator) : { properties: {} };
+    const parameter = (name: string, location: 'path' | 'query') => {
+      const type = variableTypes.get(name);
+      const fromRules = (argsSchema.properties as Record<string, Json> | undefined)?.[name];
+      const schemaOf = withoutNull(fromRules ?? (type ? inputTypeSchema(type) : { type: 'string' }));
+      if (
+        schemaOf.type === 'integer' &&
+        (schemaOf.maximum === undefined || Number(schemaOf.maximum) > 2 ** 31 - 1)
+      ) {
+        schemaOf.maximum = 2 ** 31 - 1; // GraphQL Int
+      }
+      const known = PARAMETERS[name];
+      const argument = field.args.find((a) => a.name === name);
+      const definition: Json = {
+        name,
+        in: location,
+        description: known?.description ?? argument?.description ?? name,
+        ...(location === 'path' ? { required: true } : {}),
+        schema: schemaOf,
+        ...(known ? { example: known.example } : {}),
+      };
+      if (!known) return definition;
+      components.parameters[known.component] ??= definition;
+      return ref('parameters', known.component);
+    };
+    for (const name of pathParameterNames(route.path)) parameters.push(parameter(name, 'path'));
+    for (const name of Object.keys(route.query ?? {})) parameters.push(parameter(name, 'query'));
+
+    const examples = EXAMPLES[route.operationId] ?? {};
+    const operation: Json = {
+      summary: route.summary ?? capitalized(route.operationId.replace(/([A-Z])/g, ' $1').toLowerCase()),
+      ...(route.description
+        ? { description: route.description }
+        : field.description
+          ? { description: field.description }
+          : {}),
+      operationId: route.operationId,
+      tags: route.tags ?? [TAG_BY_PATH[route.path.split('/')[1] ?? ''] ?? 'Operations'],
+    };
+    for (const tag of operation.tags as string[]) usedTags.add(tag);
+    if (parameters.length > 0) operation.parameters = parameters;
+
+    const inputType = route.body ? variableTypes.get('input') : undefined;
+    if (inputType) {
+      const named = getNamedType(inputType);
+      const body = addSchema(named.name.replace(/Input$/, ''), requestBodySchema(inputType), named.name);
+      operation.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: body, ...addExamples(examples.request) } },
+      };
+    }
+
+    const responses: Record<string, Json> = {};
+    const produced = (route as { produces?: { contentType?: string } }).produces?.contentType;
+    if (route.status === 204) {
+      responses['204'] = { description: 'Success - no content.' };
+    } else if (produced) {
+      // A body other than JSON (a rendered image): described by its media type only.
+      const name = route.responseSchema ?? `${capitalized(route.operationId)}Body`;
+      responses[String(route.status)] = {
+        description: route.status === 201 ? 'Created.' : 'Success.',
+        content: {
+          [produced]: {
+            schema: addSchema(name, { type: 'string', contentMediaType: produced }, `${name}_`),
+          },
+        },
+      };
+    } else {
+      const shape = outputSchema(field.type, compiled.selection);
+      let responseSchema: Json;
+      if (shape.type === 'array' && (shape.items as Json).type === 'object') {
+        const itemType = getNamedType(field.type).name;
+        const itemName = OBJECT_NAMES[itemType] ?? itemType;
+        const item = addSchema(itemName, shape.items as Json, `${itemName}${capitalized(route.operationId)}`);
+        const collection = route.responseSchema ?? `${itemName}Collection`;
+        responseSchema = addSchema(
+          collection,
+          { ...shape, items: item },
+          `${collection}${capitalized(route.operationId)}`,
+        );
+      } else if (shape.type === 'object') {
+        const name =
+          route.responseSchema ??
+          OBJECT_NAMES[getNamedType(field.type).name] ??
+          getNamedType(field.type).name;
+        responseSchema = addSchema(name, shape, `${name}${capitalized(route.operationId)}`);
+      } else {
+        responseSchema = shape;
+      }
+      const headers: Record<string, Json> = {};
+      if (route.location) headers.Location = addHeader('Location');
+      if (route.paged) headers.Link = addHeader('Link');
+      if (route.paged && compiled.selectsTotal) headers['X-Total-Count'] = addHeader('X-Total-Count');
+      responses[String(route.status)] = {
+        description: route.status === 201 ? 'Created.' : 'Success.',
+        ...(Object.keys(headers).length > 0 ? { headers } : {}),
+        content: { 'application/json': { schema: responseSchema, ...addExamples(examples.response) } },
+      };
+    }
+
+    const scopes = scopesOf(field);
+    const kinds: ErrorKind[] = ['validation'];
+    if (scopes) kinds.push('unauthenticated');
+    if (scopes && Object.keys(scopes).some((scope) => scope !== 'authenticated')) kinds.push('forbidden');
+    if (route.notFound || pathParameterNames(route.path).length > 0) kinds.push('notFound');
+    kinds.push(...(EXTRA_PROBLEMS[route.operationId] ?? []));
+    if (route.body) kinds.push('payloadTooLarge', 'unsupportedMediaType');
+    if (scopes) kinds.push('tooManyRequests');
+    kinds.push('internal', 'unavailable');
+    for (const kind of [...new Set(kinds)].sort((a, b) => ERROR_KINDS[a].status - ERROR_KINDS[b].status)) {
+      responses[String(ERROR_KINDS[kind].status)] = addProblem(kind);
+    }
+    operation.responses = responses;
+
+    const path = openApiPath(route.path);
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Museum API',
+      version: packageJson.version,
+      description: DESCRIPTION,
+      license: { name: 'MIT', url: 'https://opensource.org/license/mit/' },
+    },
+    servers: [{ url: '/', description: 'This server' }],
+    security: [{ [OPENAPI_SECURITY_SCHEME]: [] }],
+    tags: [...usedTags].map((name) => ({ name, ...(TAGS[name] ? { description: TAGS[name] } : {}) })),
+    paths,
+    components: Object.fromEntries(
+      Object.entries(components).filter(([, section]) => Object.keys(section).length > 0),
+    ),
+  };
+}
+
+/** The document as `schema/openapi.json` holds it and `/openapi.json` serves it. */
+export const printedOpenApiDocument = () => `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+
+// `npm run openapi:print`: rewrites schema/openapi.json (a test fails while it is stale).
+if (import.meta.main) {
+  const { writeFile } = await import('node:fs/promises');
+  const target = new URL('../../schema/openapi.json', import.meta.url);
+  await writeFile(target, printedOpenApiDocument());
+  console.log(`wrote ${target.pathname}`);
+}
