@@ -5,7 +5,9 @@ import { CompiledQuery } from 'kysely';
 import { Account } from './src/accounts/account.entity.ts';
 import { EventDate, SpecialEvent } from './src/events/event.entity.ts';
 import { DayHours, WeeklyHours } from './src/hours/hours.entity.ts';
+import { IdempotencyRecord } from './src/tickets/idempotency.entity.ts';
 import { Ticket } from './src/tickets/ticket.entity.ts';
+import { TicketSales } from './src/tickets/ticket-sales.entity.ts';
 
 export type Connection =
   /** A Unix socket directory served by the embedded PGlite: it takes exactly one connection. */
@@ -25,7 +27,16 @@ export function ormConfig(connection: Connection) {
           pool: { min: 1, max: 1 },
         }
       : { clientUrl: connection.url, pool: { min: 0, max: connection.poolSize ?? 10 } }),
-    entities: [Account, WeeklyHours, DayHours, SpecialEvent, EventDate, Ticket],
+    entities: [
+      Account,
+      WeeklyHours,
+      DayHours,
+      SpecialEvent,
+      EventDate,
+      Ticket,
+      TicketSales,
+      IdempotencyRecord,
+    ],
     extensions: [Migrator],
     migrations: {
       path: migrationsPath,

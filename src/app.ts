@@ -4,7 +4,7 @@ import { createAuthenticator } from './accounts/authenticator.ts';
 import { museumClock } from './common/dates.ts';
 import type { Config } from './config.ts';
 import { type AppDeps, createRequestContext, type RequestContext } from './context.ts';
-import { migrate, openDatabase } from './db/database.ts';
+import { type Database, migrate, openDatabase } from './db/database.ts';
 import { seedDemoEvents } from './events/demo-events.ts';
 import { schema } from './graphql/schema.ts';
 import { createErrorMask } from './http/errors.ts';
@@ -15,8 +15,10 @@ import { useHealth } from './http/use-health.ts';
 import { useInputErrors } from './http/use-input-errors.ts';
 import { useRest } from './http/use-rest.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { purgeExpiredKeys } from './tickets/idempotency.ts';
 
 const INITIAL_MIGRATION = 'Migration20261122000000';
+const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 export type App = YogaServerInstance<Record<string, unknown>, RequestContext>;
 
@@ -58,6 +60,25 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
   });
 }
 
+/**
+ * Migrations, then the start-up data in the same turn: the configured (or a generated) admin, and on a
+ * fresh embedded default database the demo events. The server and the command-line tools share it.
+ */
+export async function prepareDatabase(
+  db: Database,
+  config: Config,
+  logger: Logger,
+  announce?: (line: string) => void,
+): Promise<void> {
+  const applied = await migrate(db, async (em, appliedNow) => {
+    await bootstrapAdmin(em, config.admin, logger, announce);
+    const freshDatabase = appliedNow.includes(INITIAL_MIGRATION);
+    if (freshDatabase && config.seedDemoEvents)
+      await seedDemoEvents(em, museumClock(config.timeZone).today());
+  });
+  if (applied.length > 0) logger.info('applied migrations', { migrations: applied });
+}
+
 export interface Museum {
   app: App;
   deps: AppDeps;
@@ -76,15 +97,23 @@ export async function openMuseum(
   const clock = museumClock(config.timeZone);
   const db = await openDatabase(config.database);
   try {
-    const applied = await migrate(db, async (em, appliedNow) => {
-      await bootstrapAdmin(em, config.admin, logger, options.announce);
-      const freshDatabase = appliedNow.includes(INITIAL_MIGRATION);
-      if (freshDatabase && config.seedDemoEvents) await seedDemoEvents(em, clock.today());
-    });
-    if (applied.length > 0) logger.info('applied migrations', { migrations: applied });
+    await prepareDatabase(db, config, logger, options.announce);
     const authenticator = createAuthenticator({ findAccount: (name) => findCredentials(db.fork(), name) });
     const deps: AppDeps = { config, db, clock, authenticator, logger };
-    return { app: createApp(deps, options), deps, close: () => db.close() };
+    const purge = setInterval(() => {
+      purgeExpiredKeys(db.fork()).catch((error) =>
+        logger.warn('purging idempotency keys failed', { error: String(error) }),
+      );
+    }, PURGE_INTERVAL_MS);
+    purge.unref();
+    return {
+      app: createApp(deps, options),
+      deps,
+      async close() {
+        clearInterval(purge);
+        await db.close();
+      },
+    };
   } catch (error) {
     await db.close();
     throw error;

@@ -21,6 +21,8 @@ export interface RequestContext {
   auth: Authentication;
   /** The authenticated account, or null; fields that need one are guarded by auth scopes. */
   principal: Principal | null;
+  /** The request's `Idempotency-Key` header, unchecked. */
+  idempotencyKey: string | null;
 }
 
 export async function createRequestContext(deps: AppDeps, request: Request): Promise<RequestContext> {
@@ -30,5 +32,6 @@ export async function createRequestContext(deps: AppDeps, request: Request): Pro
     em: deps.db.fork(),
     auth,
     principal: auth.status === 'authenticated' ? auth.principal : null,
+    idempotencyKey: request.headers.get('idempotency-key'),
   };
 }

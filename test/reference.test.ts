@@ -433,7 +433,15 @@ describe('every implemented reference operation answers for staff', () => {
     }
   }
 
-  it.each([...routes.map((route) => route.operationId)].sort())(
+  // Routes beyond the reference (getTicket) are covered by their own tests.
+  const fromReference = routes.filter((route) => operations.some((o) => o.operationId === route.operationId));
+  it('covers every operation of the reference', () => {
+    expect(fromReference.map((route) => route.operationId).sort()).toEqual(
+      operations.map((o) => o.operationId).sort(),
+    );
+  });
+
+  it.each(fromReference.map((route) => route.operationId).sort())(
     '%s answers its reference method and path (not 404/405)',
     async (operationId) => {
       const operation = operations.find((o) => o.operationId === operationId);

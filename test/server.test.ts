@@ -1,76 +1,29 @@
 // The started process on a real port: what `npm start` gives a newcomer.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../src/common/dates.ts';
 import { basic, STAFF, startMuseum, type TestMuseum, todayUtc, upcomingOpenDay } from './support/museum.ts';
-
-const serverEntry = new URL('../src/server.ts', import.meta.url).pathname;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-async function startServer(env: Record<string, string>): Promise<Started> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [serverEntry], {
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk) => {
-    out += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    err += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 30_000;
-  while (!err.includes('museum api listening')) {
-    if (child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`server did not start:\n${out}\n${err}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { child, url: `http://127.0.0.1:${port}`, stdout: () => out, stderr: () => err, exited };
-}
-
-async function stop(server: Started): Promise<number | null> {
-  server.child.kill('SIGTERM');
-  return server.exited;
-}
+import { type RunningServer, serverEntry, spawnServer } from './support/server.ts';
 
 describe('npm start on the configured database', () => {
   let museum: TestMuseum;
-  let server: Started;
+  let server: RunningServer;
   const auth = { authorization: basic(STAFF.name, STAFF.password) };
 
   beforeAll(async () => {
     // Migrated by the test harness; the server finds the schema current and the admin in place.
     museum = await startMuseum();
-    server = await startServer({
+    server = await spawnServer({
       DATABASE_URL: museum.databaseUrl ?? 'memory://',
       MUSEUM_ADMIN_USER: STAFF.name,
       MUSEUM_ADMIN_PASSWORD: STAFF.password,
     });
   });
   afterAll(async () => {
-    if (server?.child.exitCode === null) await stop(server);
+    await server?.stop();
     await museum?.close();
   });
 
@@ -110,7 +63,7 @@ describe('npm start on the configured database', () => {
   it('drains on SIGTERM: finishes the request in flight, then exits 0', async () => {
     const inFlight = fetch(`${server.url}/museum-hours?limit=30`, { headers: auth });
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const code = await stop(server);
+    const code = await server.stop();
     expect((await inFlight).status).toBe(200);
     expect(code).toBe(0);
     expect(server.stderr()).toContain('"message":"stopped"');
@@ -125,7 +78,7 @@ describe('npm start on the embedded default', () => {
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
   it('creates an admin with a printed password and the ten demo events, and keeps them across restarts', async () => {
-    const first = await startServer({ MUSEUM_DATA_DIR: dataDir });
+    const first = await spawnServer({ MUSEUM_DATA_DIR: dataDir });
     const password = /password: (\S+)/.exec(first.stdout())?.[1];
     expect(password).toBeDefined();
     const auth = { authorization: basic('admin', password!) };
@@ -139,12 +92,12 @@ describe('npm start on the embedded default', () => {
     expect(events).toHaveLength(10);
     expect(events.map((e: { name: string }) => e.name)).toContain('Pirate Coding Workshop');
     expect(events.every((e: { dates: string[] }) => e.dates.every((date) => date > todayUtc()))).toBe(true);
-    expect(await stop(first)).toBe(0);
+    expect(await first.stop()).toBe(0);
 
-    const second = await startServer({ MUSEUM_DATA_DIR: dataDir });
+    const second = await spawnServer({ MUSEUM_DATA_DIR: dataDir });
     expect(second.stdout()).not.toContain('password');
     expect(await listAll(second.url)).toEqual(events);
-    expect(await stop(second)).toBe(0);
+    expect(await second.stop()).toBe(0);
   });
 });
 

@@ -1,7 +1,10 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { conflict, notFound } from '../common/errors.ts';
 import type { Logger } from '../logger.ts';
 import { Account } from './account.entity.ts';
-import type { StoredCredentials } from './authenticator.ts';
+import type { NewAccount } from './accounts.rules.ts';
+import type { Principal, StoredCredentials } from './authenticator.ts';
 import { generatePassword, hashPassword, verifyPassword } from './passwords.ts';
 
 export async function findCredentials(em: EntityManager, name: string): Promise<StoredCredentials | null> {
@@ -46,4 +49,38 @@ export async function bootstrapAdmin(
   announce(
     `Created staff account "admin" with password: ${password}  (shown once; set MUSEUM_ADMIN_USER and MUSEUM_ADMIN_PASSWORD to choose your own)`,
   );
+}
+
+const toPrincipal = (account: Account): Principal => ({
+  id: account.id,
+  name: account.name,
+  role: account.role,
+});
+
+export async function listAccounts(em: EntityManager): Promise<Principal[]> {
+  return (await em.find(Account, {}, { orderBy: { name: 'asc' } })).map(toPrincipal);
+}
+
+export async function createAccount(em: EntityManager, input: NewAccount): Promise<Principal> {
+  const passwordHash = await hashPassword(input.password);
+  try {
+    const account = em.create(Account, { name: input.name, role: input.role, passwordHash });
+    await em.flush();
+    return toPrincipal(account);
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException)
+      throw conflict(`An account named "${input.name}" exists`);
+    throw error;
+  }
+}
+
+/** Deletes an account; its tickets stay (they were paid for) without an owner. */
+export async function deleteAccount(em: EntityManager, name: string): Promise<void> {
+  const deleted = await em.nativeDelete(Account, { name });
+  if (deleted === 0) throw notFound(`There is no account named "${name}"`);
+}
+
+export async function changePassword(em: EntityManager, name: string, newPassword: string): Promise<void> {
+  const updated = await em.nativeUpdate(Account, { name }, { passwordHash: await hashPassword(newPassword) });
+  if (updated === 0) throw notFound(`There is no account named "${name}"`);
 }

@@ -1,14 +1,17 @@
 // `npm run db:migrate`: applies pending migrations to the configured database and exits.
 // (The server also does this at start-up; this is for deploy pipelines that migrate first.)
+
+import { prepareDatabase } from '../app.ts';
 import { ConfigError, loadConfig } from '../config.ts';
-import { migrate, openDatabase } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
+import { createLogger } from '../logger.ts';
 
 try {
   const config = loadConfig();
   const db = await openDatabase(config.database);
   try {
-    const applied = await migrate(db);
-    console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
+    await prepareDatabase(db, config, createLogger(config.logLevel));
+    console.log('the database is up to date');
   } finally {
     await db.close();
   }

@@ -13,6 +13,8 @@ export const SpecialEvent = defineEntity({
     eventDescription: p.string().length(5000),
     // Exact decimal, kept as the string Postgres returns ('30.00') until it is turned into a JSON number.
     price: p.decimal().precision(9).scale(2).check('(price >= 0) AND (price <= 1000000)'),
+    /** Tickets per event date; null is unlimited. */
+    capacity: p.integer().nullable(),
     deletedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     dates: () => p.oneToMany(EventDate).mappedBy('event').orderBy({ date: 'asc' }),

@@ -29,6 +29,10 @@ export const SpecialEventType = builder.objectRef<EventView>('SpecialEvent').imp
     }),
     dates: t.expose('dates', { type: ['Date'], description: 'Planned dates of the event, ascending.' }),
     price: t.exposeFloat('price', { description: 'Price of a ticket, with at most 2 decimals.' }),
+    capacity: t.exposeInt('capacity', {
+      nullable: true,
+      description: 'Tickets per event date; null: unlimited.',
+    }),
   }),
 });
 
@@ -40,6 +44,10 @@ export const CreateSpecialEventInput = builder.inputType('CreateSpecialEventInpu
     eventDescription: t.string({ description: 'Not blank, at most 5000 characters.' }),
     dates: t.field({ type: ['Date'], description: '1 to 366 distinct dates.' }),
     price: t.float({ description: '0 to 1000000, at most 2 decimals.' }),
+    capacity: t.int({
+      required: false,
+      description: 'Tickets per event date, 0 to 1000000; left out or null: unlimited.',
+    }),
   }),
   validate: eventFieldsSchema,
 });
@@ -57,6 +65,11 @@ export const UpdateSpecialEventInput = builder.inputType('UpdateSpecialEventInpu
       description: '1 to 366 distinct dates; they replace all of the dates.',
     }),
     price: t.float({ required: false, description: '0 to 1000000, at most 2 decimals.' }),
+    capacity: t.int({
+      required: false,
+      description:
+        'Tickets per event date; null: unlimited. Lower than the tickets sold for a date: CONFLICT.',
+    }),
   }),
   validate: eventChangesSchema,
 });

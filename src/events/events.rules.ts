@@ -25,13 +25,24 @@ const eventPrice = z
   .max(MAX_PRICE, `must be at most ${MAX_PRICE}`)
   .refine(hasAtMostTwoDecimals, 'must have at most 2 decimals');
 
-/** The five writable fields of a special event and their rules, for create (all) and update (some). */
+export const MAX_CAPACITY = 1_000_000;
+
+/** Tickets per event date; null (or left out) is unlimited, 0 sells none. */
+const eventCapacity = z
+  .number()
+  .int('must be a whole number')
+  .min(0, 'must be 0 or more')
+  .max(MAX_CAPACITY, `must be at most ${MAX_CAPACITY}`)
+  .nullish();
+
+/** The writable fields of a special event and their rules, for create (all) and update (some). */
 export const eventFieldsSchema = z.object({
   name: textField(200),
   location: textField(200),
   eventDescription: textField(5000),
   dates: eventDates,
   price: eventPrice,
+  capacity: eventCapacity,
 });
 
 export type EventFields = z.infer<typeof eventFieldsSchema>;
@@ -40,7 +51,7 @@ export type EventFields = z.infer<typeof eventFieldsSchema>;
 export const eventChangesSchema = eventFieldsSchema
   .partial()
   .refine((changes) => Object.values(changes).some((value) => value !== undefined), {
-    message: 'must give at least one of name, location, eventDescription, dates, price',
+    message: 'must give at least one of name, location, eventDescription, dates, price, capacity',
   });
 
 export type EventChanges = z.infer<typeof eventChangesSchema>;

@@ -1,14 +1,15 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays, earlier, LAST_DATE } from '../common/dates.ts';
-import { invalidField, notFound } from '../common/errors.ts';
+import { conflict, invalidField, notFound } from '../common/errors.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
 import { EventDate, SpecialEvent } from './event.entity.ts';
 import { DEFAULT_EVENT_RANGE_DAYS, type EventChanges, type EventFields } from './events.rules.ts';
 
 /** A special event as both APIs show it. */
-export interface EventView extends EventFields {
+export interface EventView extends Omit<EventFields, 'capacity'> {
   eventId: string;
+  capacity: number | null;
 }
 
 export function toEventView(event: SpecialEvent): EventView {
@@ -20,6 +21,7 @@ export function toEventView(event: SpecialEvent): EventView {
     dates: event.dates.getItems().map((row) => row.date),
     // numeric(9,2) arrives as '30.00'; as a JSON number it is exactly the 30 that was sent.
     price: Number(event.price),
+    capacity: event.capacity ?? null,
   };
 }
 
@@ -44,6 +46,7 @@ export async function createEvent(em: EntityManager, fields: EventFields): Promi
       location: fields.location,
       eventDescription: fields.eventDescription,
       price: fields.price.toFixed(2),
+      capacity: fields.capacity ?? null,
     });
     event.dates.set(dateRows(tx, event, fields.dates));
     await tx.flush();
@@ -59,6 +62,19 @@ export async function findEvent(em: EntityManager, eventId: string): Promise<Spe
 export async function getEvent(em: EntityManager, eventId: string): Promise<EventView | null> {
   const event = await findEvent(em, eventId);
   return event ? toEventView(event) : null;
+}
+
+/** A capacity may not drop below the tickets already sold for any date (purchases wait on the event's lock). */
+async function checkCapacityCovers(tx: EntityManager, eventId: string, capacity: number): Promise<void> {
+  const [busiest] = await tx.execute<{ date: string; sold: number }[]>(
+    'select date, sold from ticket_sales where scope = ? order by sold desc limit 1',
+    [eventId],
+  );
+  if (busiest && busiest.sold > capacity) {
+    throw conflict(
+      `capacity ${capacity} is below the ${busiest.sold} tickets already sold for ${busiest.date}`,
+    );
+  }
 }
 
 const noSuchEvent = (eventId: string) => notFound(`There is no special event ${eventId}`);
@@ -84,6 +100,10 @@ export async function updateEvent(
     if (changes.location !== undefined) event.location = changes.location;
     if (changes.eventDescription !== undefined) event.eventDescription = changes.eventDescription;
     if (changes.price !== undefined) event.price = changes.price.toFixed(2);
+    if (changes.capacity !== undefined) {
+      if (changes.capacity !== null) await checkCapacityCovers(tx, eventId, changes.capacity);
+      event.capacity = changes.capacity;
+    }
     if (changes.dates !== undefined) {
       await tx.nativeDelete(EventDate, { event: eventId });
       dateRows(tx, event, changes.dates);

@@ -4,6 +4,7 @@ import './scalars.ts';
 import '../hours/hours.graphql.ts';
 import '../events/events.graphql.ts';
 import '../tickets/tickets.graphql.ts';
+import '../accounts/accounts.graphql.ts';
 
 builder.queryType({ description: 'Every field needs HTTP Basic credentials of an account.' });
 builder.mutationType({ description: 'Every field needs HTTP Basic credentials; some need the staff role.' });

@@ -2,7 +2,9 @@
 // operation; use-rest.ts turns path and query parameters and the JSON body into its variables and the
 // root field's value into the response. Nothing else happens here: rules live in the domain folders.
 
-const SPECIAL_EVENT_FIELDS = 'eventId name location eventDescription dates price';
+import { ticketCodePng } from '../tickets/ticket-code.ts';
+
+const SPECIAL_EVENT_FIELDS = 'eventId name location eventDescription dates price capacity';
 const CONFIRMATION_FIELDS = 'message ticketId ticketType ticketDate confirmationCode eventId eventName';
 
 export type ParameterType = 'string' | 'int';
@@ -22,6 +24,11 @@ export interface Route {
   location?: (result: Record<string, unknown>) => string;
   /** Answer for a root field that came back null. */
   notFound?: string;
+  /** A body other than JSON, made from the root field's value. */
+  produces?: {
+    contentType: string;
+    render: (result: Record<string, unknown>) => Promise<Uint8Array<ArrayBuffer>>;
+  };
   /** A paged list: answered with RFC 8288 `Link` headers, and `X-Total-Count` when the operation selects `total`. */
   paged?: true;
   /** Documentation for /openapi.json (src/http/openapi.ts); rows without it still appear there. */
@@ -132,5 +139,35 @@ export const routes: Route[] = [
       buyMuseumTickets(input: $input) { ${CONFIRMATION_FIELDS} } }`,
     status: 201,
     location: (ticket) => `/tickets/${ticket.ticketId}`,
+  },
+  {
+    operationId: 'getTicket',
+    summary: 'Get a ticket',
+    description:
+      "A ticket of yours (staff: anyone's): the purchase confirmation plus its `status`, `cancelled` once its event was cancelled. Anyone else gets 404.",
+    tags: ['Tickets'],
+    responseSchema: 'Ticket',
+    method: 'GET',
+    path: '/tickets/:ticketId',
+    document: `query getTicket($ticketId: UUID!) { ticket(ticketId: $ticketId) { ${CONFIRMATION_FIELDS} status } }`,
+    status: 200,
+    notFound: 'There is no ticket with that ticketId',
+  },
+  {
+    operationId: 'getTicketCode',
+    summary: 'Get ticket QR code',
+    description:
+      'Return an image of your ticket with scannable QR code, used for event entry: it reads as the confirmation code. Owner or staff only; anyone else gets 404.',
+    tags: ['Tickets'],
+    responseSchema: 'TicketCodeImage',
+    method: 'GET',
+    path: '/tickets/:ticketId/qr',
+    document: `query getTicketCode($ticketId: UUID!) { ticket(ticketId: $ticketId) { confirmationCode } }`,
+    status: 200,
+    notFound: 'There is no ticket with that ticketId',
+    produces: {
+      contentType: 'image/png',
+      render: async (ticket) => new Uint8Array(await ticketCodePng(String(ticket.confirmationCode))),
+    },
   },
 ];

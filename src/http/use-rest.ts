@@ -170,6 +170,16 @@ export function useRest(routes: Route[], logger: Logger): Plugin<RequestContext>
           endResponse(new Response(null, { status: 204 }));
           return;
         }
+        if (route.produces) {
+          const content = await route.produces.render(value as Record<string, unknown>);
+          endResponse(
+            new Response(content, {
+              status: route.status,
+              headers: { 'Content-Type': route.produces.contentType },
+            }),
+          );
+          return;
+        }
         const headers: Record<string, string> = route.location
           ? { Location: route.location(value as Record<string, unknown>) }
           : {};
@@ -214,7 +224,10 @@ function pagingHeaders(url: URL, variables: Record<string, unknown>, items: unkn
   return headers;
 }
 
-/** REST leaves out what does not apply (a general ticket has no eventId) rather than sending null. */
+/**
+ * REST leaves out what does not apply rather than sending null: a general ticket has no eventId, an event
+ * of unlimited capacity no capacity. Clients of the reference document never see a field they don't know.
+ */
 function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (value && typeof value === 'object') {

@@ -13,7 +13,8 @@ export const Ticket = defineEntity({
       .uuid()
       .primary()
       .onCreate(() => crypto.randomUUID()),
-    account: () => p.manyToOne(Account).deleteRule('no action').index('ticket_account_id_index'),
+    // Tickets outlive a deleted account: they were paid for.
+    account: () => p.manyToOne(Account).nullable().deleteRule('set null').index('ticket_account_id_index'),
     ticketType: p.enum(TICKET_TYPES),
     ticketDate: p.date().index('ticket_ticket_date_index'),
     event: () => p.manyToOne(SpecialEvent).nullable().deleteRule('no action'),

@@ -1,8 +1,15 @@
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
+import { checkIdempotencyKey } from './idempotency.ts';
 import { TICKET_TYPES } from './ticket.entity.ts';
 import { buyTicketsSchema } from './tickets.rules.ts';
-import { buyTickets, type TicketConfirmation } from './tickets.service.ts';
+import {
+  buyTickets,
+  getTicket,
+  TICKET_STATUSES,
+  type TicketConfirmation,
+  type TicketView,
+} from './tickets.service.ts';
 
 export const TicketTypeEnum = builder.enumType('TicketType', {
   description: 'general: regular museum entry; event: a special event.',
@@ -47,7 +54,43 @@ builder.mutationField('buyMuseumTickets', (t) =>
     description: 'Buys a ticket for general entry or a special event.',
     authScopes: { authenticated: true },
     args: { input: t.arg({ type: BuyMuseumTicketsInput }) },
-    resolve: (_root, { input }, { em, deps, principal }) =>
-      withinArgument('input', () => buyTickets(em, principal!, input, deps.clock.today())),
+    resolve: (_root, { input }, { em, deps, principal, idempotencyKey }) => {
+      const options = {
+        today: deps.clock.today(),
+        dailyCapacity: deps.config.dailyCapacity,
+        idempotencyKey: checkIdempotencyKey(idempotencyKey),
+      };
+      return withinArgument('input', () => buyTickets(em, principal!, input, options));
+    },
+  }),
+);
+
+export const TicketStatusEnum = builder.enumType('TicketStatus', {
+  description: 'valid: can be used; cancelled: its event was cancelled.',
+  values: TICKET_STATUSES,
+});
+
+export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
+  description: 'A purchased ticket, as its owner (or staff) sees it.',
+  fields: (t) => ({
+    message: t.exposeString('message'),
+    ticketId: t.expose('ticketId', { type: 'UUID' }),
+    ticketType: t.expose('ticketType', { type: TicketTypeEnum }),
+    ticketDate: t.expose('ticketDate', { type: 'Date' }),
+    confirmationCode: t.exposeString('confirmationCode'),
+    eventId: t.expose('eventId', { type: 'UUID', nullable: true }),
+    eventName: t.exposeString('eventName', { nullable: true }),
+    status: t.expose('status', { type: TicketStatusEnum }),
+  }),
+});
+
+builder.queryField('ticket', (t) =>
+  t.field({
+    type: TicketType,
+    nullable: true,
+    description: "A ticket of yours (staff: anyone's); null when there is none you may see.",
+    authScopes: { authenticated: true },
+    args: { ticketId: t.arg({ type: 'UUID' }) },
+    resolve: (_root, { ticketId }, { em, principal }) => getTicket(em, principal!, ticketId),
   }),
 );

@@ -1,0 +1,59 @@
+import { conflict } from '../common/errors.ts';
+import { withinArgument } from '../graphql/argument-errors.ts';
+import { builder } from '../graphql/builder.ts';
+import { ROLES } from './account.entity.ts';
+import { accountName, createAccountSchema } from './accounts.rules.ts';
+import { createAccount, deleteAccount } from './accounts.service.ts';
+import type { Principal } from './authenticator.ts';
+
+export const RoleEnum = builder.enumType('Role', {
+  description: 'visitor: reads hours and events, buys tickets, reads its own tickets; staff: everything.',
+  values: ROLES,
+});
+
+export const AccountType = builder.objectRef<Principal>('Account').implement({
+  description: 'An account that signs in with HTTP Basic credentials.',
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    role: t.expose('role', { type: RoleEnum }),
+  }),
+});
+
+export const CreateAccountInput = builder.inputType('CreateAccountInput', {
+  fields: (t) => ({
+    name: t.string({ description: '1 to 64 letters, digits or . _ @ -' }),
+    role: t.field({ type: RoleEnum }),
+    password: t.string({ description: '8 to 1024 characters.' }),
+  }),
+  validate: createAccountSchema,
+});
+
+builder.queryField('me', (t) =>
+  t.field({
+    type: AccountType,
+    description: 'The account whose credentials came with the request.',
+    authScopes: { authenticated: true },
+    resolve: (_root, _args, { principal }) => principal!,
+  }),
+);
+
+builder.mutationFields((t) => ({
+  createAccount: t.field({
+    type: AccountType,
+    description: 'Creates an account (staff only).',
+    authScopes: { staff: true },
+    args: { input: t.arg({ type: CreateAccountInput }) },
+    resolve: (_root, { input }, { em }) => withinArgument('input', () => createAccount(em, input)),
+  }),
+  deleteAccount: t.boolean({
+    description: 'Deletes an account (staff only); its credentials stop working at once. Its tickets stay.',
+    authScopes: { staff: true },
+    args: { name: t.arg.string({ validate: accountName }) },
+    resolve: async (_root, { name }, { em, deps, principal }) => {
+      if (name === principal!.name) throw conflict('You cannot delete the account you are signed in with');
+      await deleteAccount(em, name);
+      deps.authenticator.forget(name);
+      return true;
+    },
+  }),
+}));

@@ -1,0 +1,133 @@
+// Accounts (C2): staff manage them over GraphQL and from the command line; `me`.
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basic, startMuseum, type TestMuseum, upcomingOpenDay } from './support/museum.ts';
+
+let museum: TestMuseum;
+beforeAll(async () => {
+  museum = await startMuseum();
+});
+afterAll(() => museum?.close());
+
+const CREATE = 'mutation($input: CreateAccountInput!) { createAccount(input: $input) { name role } }';
+const DELETE = 'mutation($name: String!) { deleteAccount(name: $name) }';
+const ME = '{ me { name role } }';
+
+describe('me', () => {
+  it('is the account that sent the credentials', async () => {
+    expect((await museum.graphql(ME, {}, { as: 'visitor' })).body.data.me).toEqual({
+      name: 'visitor',
+      role: 'visitor',
+    });
+    expect((await museum.graphql(ME, {}, { as: 'staff' })).body.data.me).toEqual({
+      name: 'curator',
+      role: 'staff',
+    });
+    expect((await museum.graphql(ME, {}, { as: 'anonymous' })).status).toBe(401);
+  });
+});
+
+describe('createAccount and deleteAccount', () => {
+  it('lets staff create an account that can sign in at once, and delete it so it stops at once', async () => {
+    const created = await museum.graphql(
+      CREATE,
+      { input: { name: 'new.visitor', role: 'visitor', password: 'a-long-password' } },
+      { as: 'staff' },
+    );
+    expect(created.body).toEqual({ data: { createAccount: { name: 'new.visitor', role: 'visitor' } } });
+    const as = { authorization: basic('new.visitor', 'a-long-password') };
+    const bought = await museum.rest('POST', '/tickets', {
+      as,
+      body: { ticketType: 'general', ticketDate: upcomingOpenDay(), email: 'new@example.com' },
+    });
+    expect(bought.status).toBe(201);
+    expect((await museum.graphql(ME, {}, { as })).body.data.me.name).toBe('new.visitor');
+
+    expect(
+      (await museum.graphql(DELETE, { name: 'new.visitor' }, { as: 'staff' })).body.data.deleteAccount,
+    ).toBe(true);
+    expect((await museum.graphql(ME, {}, { as })).status).toBe(401);
+    const [ticket] = await museum.deps.db
+      .fork()
+      .execute('select account_id from ticket where id = ?', [bought.body.ticketId]);
+    expect(ticket).toEqual({ account_id: null });
+  });
+
+  it('is for staff only', async () => {
+    const input = { name: 'sneaky', role: 'staff', password: 'a-long-password' };
+    const response = await museum.graphql(CREATE, { input }, { as: 'visitor' });
+    expect(response.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(
+      (await museum.graphql(DELETE, { name: 'other' }, { as: 'visitor' })).body.errors[0].extensions.code,
+    ).toBe('FORBIDDEN');
+  });
+
+  it.each([
+    [{ name: 'has:colon', role: 'visitor', password: 'a-long-password' }, 'input.name'],
+    [{ name: '', role: 'visitor', password: 'a-long-password' }, 'input.name'],
+    [{ name: 'ok', role: 'visitor', password: 'short' }, 'input.password'],
+    [{ name: 'ok', role: 'admin', password: 'a-long-password' }, 'input.role'],
+  ])('rejects %o naming %s', async (input, path) => {
+    const response = await museum.graphql(CREATE, { input }, { as: 'staff' });
+    expect(response.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(response.body.errors[0].extensions.errors.map((e: { path: string }) => e.path)).toContain(path);
+  });
+
+  it('refuses a taken name with CONFLICT, an unknown one with NOT_FOUND, and deleting oneself', async () => {
+    const input = { name: 'visitor', role: 'visitor', password: 'a-long-password' };
+    expect((await museum.graphql(CREATE, { input }, { as: 'staff' })).body.errors[0].extensions.code).toBe(
+      'CONFLICT',
+    );
+    expect(
+      (await museum.graphql(DELETE, { name: 'nobody' }, { as: 'staff' })).body.errors[0].extensions.code,
+    ).toBe('NOT_FOUND');
+    expect(
+      (await museum.graphql(DELETE, { name: 'curator' }, { as: 'staff' })).body.errors[0].extensions.code,
+    ).toBe('CONFLICT');
+  });
+});
+
+describe('npm run users', () => {
+  let dataDir: string;
+  const users = (args: string[], input?: string) =>
+    spawnSync(process.execPath, [new URL('../src/cli/users.ts', import.meta.url).pathname, ...args], {
+      env: {
+        PATH: process.env.PATH,
+        MUSEUM_DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        MUSEUM_ADMIN_USER: 'boss',
+        MUSEUM_ADMIN_PASSWORD: 'boss-password',
+      },
+      input: input ?? '',
+      encoding: 'utf8',
+    });
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'museum-users-'));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('adds, lists, changes passwords of and removes accounts', () => {
+    expect(users(['add', 'ana', '--role', 'visitor'], 'ana-password\n').stdout).toBe('added ana (visitor)\n');
+    const generated = users(['add', 'bo', '--role', 'staff']);
+    expect(generated.stdout).toMatch(/^added bo \(staff\) with password: \S{16,}\n$/);
+    expect(users(['list']).stdout).toBe('ana\tvisitor\nbo\tstaff\nboss\tstaff\n');
+    expect(users(['passwd', 'ana'], 'new-ana-password\n').stdout).toBe('changed the password of ana\n');
+    expect(users(['remove', 'bo']).stdout).toBe('removed bo\n');
+    expect(users(['list']).stdout).toBe('ana\tvisitor\nboss\tstaff\n');
+  }, 120_000);
+
+  it('says what is wrong and exits non-zero', () => {
+    const taken = users(['add', 'ana', '--role', 'visitor'], 'ana-password\n');
+    expect(taken.status).toBe(1);
+    expect(taken.stderr).toBe('An account named "ana" exists\n');
+    expect(users(['add', 'x', '--role', 'king']).stderr).toBe('--role must be visitor or staff\n');
+    expect(users(['add', 'x', '--role', 'visitor'], 'short\n').stderr).toBe(
+      'password must be at least 8 characters\n',
+    );
+    expect(users(['remove', 'nobody']).status).toBe(1);
+    expect(users(['dance']).status).toBe(2);
+  }, 120_000);
+});

@@ -1,0 +1,59 @@
+// The server as `npm start` runs it: a child process on a free port of 127.0.0.1.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export const serverEntry = new URL('../../src/server.ts', import.meta.url).pathname;
+
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+export interface RunningServer {
+  child: ChildProcess;
+  url: string;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export async function spawnServer(env: Record<string, string>): Promise<RunningServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [serverEntry], {
+    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk) => {
+    out += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    err += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 30_000;
+  while (!err.includes('museum api listening')) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not start:\n${out}\n${err}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
