@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
-import { openMuseum } from './app.ts';
+import { type Museum, openMuseum } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { DatabaseInUseError } from './db/database.ts';
 import { createLogger } from './logger.ts';
 
 // Reads the configuration, opens the museum, listens; on SIGTERM/SIGINT stops accepting, lets requests
@@ -16,7 +17,14 @@ try {
 
 const logger = createLogger(config.logLevel);
 let draining = false;
-const museum = await openMuseum(config, { logger, isDraining: () => draining });
+let museum: Museum;
+try {
+  museum = await openMuseum(config, { logger, isDraining: () => draining });
+} catch (error) {
+  if (!(error instanceof DatabaseInUseError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
 const server = createServer(museum.app);
 server.keepAliveTimeout = 5_000;
 

@@ -131,3 +131,41 @@ describe('npm run users', () => {
     expect(users(['dance']).status).toBe(2);
   }, 120_000);
 });
+
+describe('another instance over the same PostgreSQL', () => {
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'stops accepting a deleted account within 10 seconds, its credential cache included',
+    async () => {
+      const { openMuseum } = await import('../src/app.ts');
+      const { loadConfig } = await import('../src/config.ts');
+      const { createLogger } = await import('../src/logger.ts');
+      const other = await openMuseum(loadConfig({ DATABASE_URL: museum.databaseUrl!, LOG_LEVEL: 'silent' }), {
+        logger: createLogger('silent'),
+      });
+      try {
+        const input = { name: 'leaving', role: 'visitor', password: 'leaving-password' };
+        await museum.graphql(CREATE, { input }, { as: 'staff' });
+        const meOnOther = () =>
+          other.app.fetch('http://museum.test/graphql', {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              authorization: basic('leaving', 'leaving-password'),
+            },
+            body: JSON.stringify({ query: ME }),
+          });
+        expect((await meOnOther()).status).toBe(200); // now cached on the other instance
+        await museum.graphql(DELETE, { name: 'leaving' }, { as: 'staff' });
+        const deadline = Date.now() + 10_000;
+        let status = 200;
+        while (status === 200 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          status = (await meOnOther()).status;
+        }
+        expect(status).toBe(401);
+      } finally {
+        await other.close();
+      }
+    },
+  );
+});

@@ -1,5 +1,5 @@
 // The started process on a real port: what `npm start` gives a newcomer.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +92,16 @@ describe('npm start on the embedded default', () => {
     expect(events).toHaveLength(10);
     expect(events.map((e: { name: string }) => e.name)).toContain('Pirate Coding Workshop');
     expect(events.every((e: { dates: string[] }) => e.dates.every((date) => date > todayUtc()))).toBe(true);
+    const users = spawnSync(
+      process.execPath,
+      [new URL('../src/cli/users.ts', import.meta.url).pathname, 'list'],
+      {
+        env: { PATH: process.env.PATH, MUSEUM_DATA_DIR: dataDir },
+        encoding: 'utf8',
+      },
+    );
+    expect(users.status).toBe(1);
+    expect(users.stderr).toMatch(/is in use by process \d+; stop that process first/);
     expect(await first.stop()).toBe(0);
 
     const second = await spawnServer({ MUSEUM_DATA_DIR: dataDir });

@@ -11,7 +11,7 @@ import { generatePassword } from '../accounts/passwords.ts';
 import { prepareDatabase } from '../app.ts';
 import { DomainError } from '../common/errors.ts';
 import { ConfigError, loadConfig } from '../config.ts';
-import { type Database, openDatabase } from '../db/database.ts';
+import { type Database, DatabaseInUseError, openDatabase } from '../db/database.ts';
 import { createLogger } from '../logger.ts';
 
 const USAGE = `usage: npm run users -- add NAME --role visitor|staff
@@ -93,7 +93,12 @@ try {
     await db.close();
   }
 } catch (error) {
-  if (error instanceof ConfigError || error instanceof UsageError || error instanceof DomainError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof UsageError ||
+    error instanceof DomainError ||
+    error instanceof DatabaseInUseError
+  ) {
     console.error(error.message);
     process.exit(error instanceof UsageError ? 2 : 1);
   }

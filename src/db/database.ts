@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -29,8 +29,14 @@ export async function openDatabase(database: Config['database']): Promise<Databa
     return { kind: 'postgres', orm, fork: () => orm.em.fork(), close: () => orm.close(true) };
   }
 
-  if (database.dataDir) await mkdir(database.dataDir, { recursive: true });
-  const pglite = await PGlite.create(database.dataDir ? resolve(database.dataDir) : undefined);
+  const releaseLock = database.dataDir ? await lockDataDir(resolve(database.dataDir)) : async () => {};
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(database.dataDir ? resolve(database.dataDir) : undefined);
+  } catch (error) {
+    await releaseLock();
+    throw error;
+  }
   // A folder only this process can read: the socket accepts any client that can reach it.
   const socketDir = await mkdtemp(join(tmpdir(), 'museum-pg-'));
   const server = new PGLiteSocketServer({
@@ -50,13 +56,51 @@ export async function openDatabase(database: Config['database']): Promise<Databa
         await server.stop();
         await pglite.close();
         await rm(socketDir, { recursive: true, force: true });
+        await releaseLock();
       },
     };
   } catch (error) {
     await server.stop();
     await pglite.close();
     await rm(socketDir, { recursive: true, force: true });
+    await releaseLock();
     throw error;
+  }
+}
+
+export class DatabaseInUseError extends Error {}
+
+/**
+ * An embedded database on disk belongs to one process: a second one (a server, `npm run users`) would
+ * corrupt it. The lock file holds the owner's pid; a lock whose process is gone is taken over.
+ */
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  await mkdir(dataDir, { recursive: true });
+  const lockFile = join(dataDir, 'museum.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(lockFile, String(process.pid), { flag: 'wx' });
+      return () => rm(lockFile, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number(await readFile(lockFile, 'utf8').catch(() => ''));
+      if (owner && owner !== process.pid && isAlive(owner)) {
+        throw new DatabaseInUseError(
+          `The embedded database in ${dataDir} is in use by process ${owner}; stop that process first`,
+        );
+      }
+      await rm(lockFile, { force: true });
+    }
+  }
+  throw new DatabaseInUseError(`Could not lock the embedded database in ${dataDir}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
