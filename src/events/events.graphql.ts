@@ -74,21 +74,19 @@ export const UpdateSpecialEventInput = builder.inputType('UpdateSpecialEventInpu
   validate: eventChangesSchema,
 });
 
+/** The date range of an event list; its rules live in listEventsArgsSchema and resolveRange. */
+const rangeArgs = builder.args((t) => ({
+  startDate: t.field({ type: 'Date', required: false, description: 'Defaults to today (museum time zone).' }),
+  endDate: t.field({ type: 'Date', required: false, description: 'Defaults to 7 days after startDate.' }),
+}));
+
 builder.queryFields((t) => ({
   specialEvents: t.field({
     type: [SpecialEventType],
     description:
       'Events with at least one date in [startDate, endDate], ordered by their first date in the range, then name, then eventId.',
     authScopes: { authenticated: true },
-    args: {
-      startDate: t.arg({
-        type: 'Date',
-        required: false,
-        description: 'Defaults to today (museum time zone).',
-      }),
-      endDate: t.arg({ type: 'Date', required: false, description: 'Defaults to 7 days after startDate.' }),
-      ...pageArgs,
-    },
+    args: { ...rangeArgs, ...pageArgs },
     validate: listEventsArgsSchema,
     resolve: (_root, args, { em, deps }) =>
       listEvents(em, resolveRange(deps.clock.today(), args.startDate, args.endDate), pageOf(args)),
@@ -96,14 +94,7 @@ builder.queryFields((t) => ({
   specialEventsCount: t.int({
     description: 'How many events specialEvents lists over all its pages for the same range.',
     authScopes: { authenticated: true },
-    args: {
-      startDate: t.arg({
-        type: 'Date',
-        required: false,
-        description: 'Defaults to today (museum time zone).',
-      }),
-      endDate: t.arg({ type: 'Date', required: false, description: 'Defaults to 7 days after startDate.' }),
-    },
+    args: rangeArgs,
     resolve: (_root, args, { em, deps }) =>
       countEvents(em, resolveRange(deps.clock.today(), args.startDate, args.endDate)),
   }),

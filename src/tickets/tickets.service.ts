@@ -83,15 +83,7 @@ export async function buyTickets(
       event,
       email: input.email,
     });
-    const confirmation: TicketConfirmation = {
-      message: PURCHASE_MESSAGES[input.ticketType],
-      ticketId: ticket.id,
-      ticketType: input.ticketType,
-      ticketDate: input.ticketDate,
-      confirmationCode: ticket.confirmationCode,
-      eventId: event?.id ?? null,
-      eventName: event?.name ?? null,
-    };
+    const confirmation = confirmationOf(ticket, event);
     if (idempotencyKey) await storeAnswer(tx, buyer.id, idempotencyKey, confirmation);
     return confirmation;
   });
@@ -155,7 +147,11 @@ export async function getTicket(
   const ticket = await em.findOne(Ticket, { id: ticketId }, { populate: ['event'] });
   if (!ticket) return null;
   if (viewer.role !== 'staff' && ticket.account?.id !== viewer.id) return null;
-  const event = ticket.event;
+  const event = ticket.event ?? null;
+  return { ...confirmationOf(ticket, event), status: event?.deletedAt ? 'cancelled' : 'valid' };
+}
+
+function confirmationOf(ticket: Ticket, event: SpecialEvent | null): TicketConfirmation {
   return {
     message: PURCHASE_MESSAGES[ticket.ticketType],
     ticketId: ticket.id,
@@ -164,6 +160,5 @@ export async function getTicket(
     confirmationCode: ticket.confirmationCode,
     eventId: event?.id ?? null,
     eventName: event?.name ?? null,
-    status: event?.deletedAt ? 'cancelled' : 'valid',
   };
 }
