@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../src/common/dates.ts';
+import { expectValidation, graphqlPaths } from './support/assertions.ts';
 import {
   eventBody,
   startMuseum,
@@ -37,21 +38,7 @@ const WINDOW = {
   forbidden: windowStart(6),
 };
 
-interface Issues {
-  errors?: { path: string }[];
-}
-const errorPaths = (body: Issues | undefined): string[] => (body?.errors ?? []).map((e) => e.path);
-const graphqlPaths = (body: { errors?: { extensions: Issues }[] }) =>
-  (body.errors ?? []).flatMap((e) => errorPaths(e.extensions));
 const ids = (response: TestResponse) => response.body.map((event: { eventId: string }) => event.eventId);
-
-function expectValidation(response: TestResponse, ...fields: string[]) {
-  expect(response.status, response.text).toBe(400);
-  expect(response.headers.get('content-type')).toBe('application/problem+json');
-  expect(response.body).toMatchObject({ type: expect.any(String), title: 'Validation failed', status: 400 });
-  expect(typeof response.body.detail).toBe('string');
-  for (const field of fields) expect(errorPaths(response.body)).toContain(field);
-}
 
 function expectNotFound(response: TestResponse) {
   expect(response.status, response.text).toBe(404);

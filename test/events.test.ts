@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../src/common/dates.ts';
+import { errorPaths, expectValidation, graphqlPaths } from './support/assertions.ts';
 import {
   eventBody,
   startMuseum,
@@ -47,18 +48,6 @@ async function createdEvent(overrides: Record<string, unknown> = {}) {
 }
 
 const list = (query: string) => museum.rest('GET', `/special-events?${query}`);
-interface Issues {
-  errors?: { path: string }[];
-}
-const errorPaths = (body: Issues | undefined): string[] => (body?.errors ?? []).map((e) => e.path);
-
-function expectValidation(response: TestResponse, ...fields: string[]) {
-  expect(response.status, response.text).toBe(400);
-  expect(response.headers.get('content-type')).toBe('application/problem+json');
-  expect(response.body).toMatchObject({ type: expect.any(String), title: 'Validation failed', status: 400 });
-  expect(typeof response.body.detail).toBe('string');
-  for (const field of fields) expect(errorPaths(response.body)).toContain(field);
-}
 
 const without = (field: string) => {
   const body: Record<string, unknown> = eventBody({ dates: [WINDOW.rejected] });
@@ -269,7 +258,7 @@ describe('POST /special-events', () => {
     const input = eventBody({ dates: [WINDOW.rejected], price: 1.234, name: ' ' });
     const gql = await museum.graphql(CREATE_EVENT, { input }, { as: 'staff' });
     expect(gql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    const paths = gql.body.errors.flatMap((e: { extensions: Issues }) => errorPaths(e.extensions));
+    const paths = graphqlPaths(gql.body);
     expect(paths).toContain('input.price');
     expect(paths).toContain('input.name');
 

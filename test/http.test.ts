@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem } from './support/assertions.ts';
 import { basic, eventBody, STAFF, startMuseum, type TestMuseum } from './support/museum.ts';
 
 let museum: TestMuseum;
@@ -6,21 +7,6 @@ beforeAll(async () => {
   museum = await startMuseum();
 });
 afterAll(() => museum?.close());
-
-const expectProblem = (
-  response: { status: number; headers: Headers; body: any },
-  status: number,
-  title: string,
-) => {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toBe('application/problem+json');
-  expect(response.body).toMatchObject({
-    status,
-    title,
-    type: expect.any(String),
-    detail: expect.any(String),
-  });
-};
 
 describe('health', () => {
   it('is open: live and ready answer 200 without credentials', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, isoWeekday } from '../src/common/dates.ts';
+import { expectValidation, graphqlPaths } from './support/assertions.ts';
 import {
   basic,
   type Caller,
@@ -7,7 +8,6 @@ import {
   STAFF,
   startMuseum,
   type TestMuseum,
-  type TestResponse,
   todayUtc,
   upcoming,
   upcomingClosedDay,
@@ -53,18 +53,6 @@ const eventTicket = (overrides: Record<string, unknown> = {}) => ({
 });
 
 const buy = (body: unknown, as: Caller = 'visitor') => museum.rest('POST', '/tickets', { as, body });
-interface Issues {
-  errors?: { path: string }[];
-}
-const errorPaths = (body: Issues | undefined): string[] => (body?.errors ?? []).map((e) => e.path);
-
-function expectValidation(response: TestResponse, ...fields: string[]) {
-  expect(response.status, response.text).toBe(400);
-  expect(response.headers.get('content-type')).toBe('application/problem+json');
-  expect(response.body).toMatchObject({ type: expect.any(String), title: 'Validation failed', status: 400 });
-  expect(typeof response.body.detail).toBe('string');
-  for (const field of fields) expect(errorPaths(response.body)).toContain(field);
-}
 
 const withoutField = (body: Record<string, unknown>, field: string) => {
   const copy = { ...body };
@@ -301,7 +289,7 @@ describe('GraphQL buyMuseumTickets', () => {
     const gql = await museum.graphql(BUY, { input: input() });
     expect(gql.body.data?.buyMuseumTickets ?? null).toBeNull();
     expect(gql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    const named = gql.body.errors.flatMap((e: { extensions: Issues }) => errorPaths(e.extensions));
+    const named = graphqlPaths(gql.body);
     for (const path of paths) expect(named).toContain(path);
   });
 
