@@ -3,6 +3,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig } from '@mikro-orm/postgresql';
 import { CompiledQuery } from 'kysely';
 import { Account } from './src/accounts/account.entity.ts';
+import { LoginThrottle } from './src/accounts/login-throttle.entity.ts';
 import { EventDate, SpecialEvent } from './src/events/event.entity.ts';
 import { DayHours, WeeklyHours } from './src/hours/hours.entity.ts';
 import { IdempotencyRecord } from './src/tickets/idempotency.entity.ts';
@@ -36,6 +37,7 @@ export function ormConfig(connection: Connection) {
       Ticket,
       TicketSales,
       IdempotencyRecord,
+      LoginThrottle,
     ],
     extensions: [Migrator],
     migrations: {

@@ -1,18 +1,22 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { bootstrapAdmin, findCredentials } from './accounts/accounts.service.ts';
 import { createAuthenticator } from './accounts/authenticator.ts';
+import { createLoginThrottler } from './accounts/throttling.ts';
 import { museumClock } from './common/dates.ts';
 import type { Config } from './config.ts';
 import { type AppDeps, createRequestContext, type RequestContext } from './context.ts';
 import { type Database, migrate, openDatabase } from './db/database.ts';
 import { seedDemoEvents } from './events/demo-events.ts';
 import { schema } from './graphql/schema.ts';
-import { createErrorMask } from './http/errors.ts';
+import { clientAddress } from './http/client-address.ts';
+import { createErrorMask, describe } from './http/errors.ts';
 import { routes } from './http/routes.ts';
 import { useAuthGate } from './http/use-auth-gate.ts';
-import { useDocs } from './http/use-docs.ts';
+import { DOCS_PATHS, useDocs } from './http/use-docs.ts';
+import { useEdges, useExecutionTimeout } from './http/use-edges.ts';
 import { useHealth } from './http/use-health.ts';
 import { useInputErrors } from './http/use-input-errors.ts';
+import { useQueryLimits } from './http/use-query-limits.ts';
 import { useRest } from './http/use-rest.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
@@ -36,21 +40,37 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
   return createYoga<Record<string, unknown>, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',
-    context: ({ request }) => createRequestContext(deps, request),
+    context: ({ request, ...serverContext }) =>
+      createRequestContext(deps, request, clientAddress(serverContext, request, deps.config.trustProxy)),
     maskedErrors: { maskError: createErrorMask(logger) },
-    graphiql: { title: 'Museum API — GraphiQL', defaultQuery: GRAPHIQL_EXAMPLE },
+    graphiql: deps.config.graphiql
+      ? { title: 'Museum API — GraphiQL', defaultQuery: GRAPHIQL_EXAMPLE }
+      : false,
     landingPage: false,
     healthCheckEndpoint: undefined,
     batching: false,
     // Cross-origin browsers are not served until an allow-list is configured.
     cors: false,
+    // Yoga's own lines: the message only (never its request details), and errors without their SQL.
     logging: {
-      debug: (...args) => logger.debug(String(args[0])),
-      info: (...args) => logger.info(String(args[0])),
-      warn: (...args) => logger.warn(String(args[0])),
-      error: (...args) => logger.error(String(args[0])),
+      debug: (...args) => logger.debug(describe(args[0])),
+      info: (...args) => logger.info(describe(args[0])),
+      warn: (...args) => logger.warn(describe(args[0])),
+      error: (...args) => logger.error(describe(args[0])),
     },
     plugins: [
+      useEdges({
+        graphqlEndpoint: '/graphql',
+        readOnlyPaths: (pathname) =>
+          pathname.startsWith('/health/') ||
+          pathname === DOCS_PATHS.openapi ||
+          pathname === DOCS_PATHS.docs ||
+          pathname.startsWith(`${DOCS_PATHS.docs}/`),
+        corsOrigins: deps.config.corsOrigins,
+        maxConcurrentRequests: deps.config.maxConcurrentRequests,
+      }),
+      useQueryLimits({ introspection: deps.config.introspection }),
+      useExecutionTimeout(deps.config.requestTimeoutMs),
       useHealth(deps.db, options.isDraining ?? (() => false)),
       useAuthGate(),
       useInputErrors(),
@@ -98,12 +118,19 @@ export async function openMuseum(
   const db = await openDatabase(config.database);
   try {
     await prepareDatabase(db, config, logger, options.announce);
-    const authenticator = createAuthenticator({ findAccount: (name) => findCredentials(db.fork(), name) });
-    const deps: AppDeps = { config, db, clock, authenticator, logger };
+    const throttle = createLoginThrottler(() => db.fork());
+    const authenticator = createAuthenticator({
+      findAccount: (name) => findCredentials(db.fork(), name),
+      throttle,
+    });
+    const deps: AppDeps = { config, db, clock, authenticator, logger, throttle };
     const purge = setInterval(() => {
       purgeExpiredKeys(db.fork()).catch((error) =>
         logger.warn('purging idempotency keys failed', { error: String(error) }),
       );
+      throttle
+        .purge()
+        .catch((error) => logger.warn('purging login counters failed', { error: String(error) }));
     }, PURGE_INTERVAL_MS);
     purge.unref();
     return {

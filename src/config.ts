@@ -18,6 +18,21 @@ const databaseUrl = z.string().refine((url) => url === 'memory://' || /^postgres
 
 const positiveInt = z.coerce.number().int().positive();
 
+const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+
+/** `https://a.example, http://localhost:3000`: exact origins, as browsers send them in `Origin`. */
+const originList = z
+  .string()
+  .transform((list) =>
+    list
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter((origin) => origin !== ''),
+  )
+  .refine((origins) => origins.every((origin) => /^https?:\/\/[^/?#\s]+$/.test(origin)), {
+    message: 'must be comma-separated origins such as https://app.example.com (scheme, host, optional port)',
+  });
+
 /** Every setting of the service, read once from the environment at start-up. */
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -29,6 +44,12 @@ export const configSchema = z.object({
   MUSEUM_ADMIN_PASSWORD: z.string().min(8).max(1024).optional(),
   MUSEUM_DAILY_CAPACITY: positiveInt.optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  GRAPHQL_INTROSPECTION: flag.default(true),
+  GRAPHIQL: flag.default(true),
+  CORS_ORIGINS: originList.optional(),
+  TRUST_PROXY: flag.default(false),
+  MAX_CONCURRENT_REQUESTS: positiveInt.default(256),
+  REQUEST_TIMEOUT_MS: positiveInt.max(600_000).default(15_000),
 });
 
 export type EnvConfig = z.infer<typeof configSchema>;
@@ -43,6 +64,16 @@ export interface Config {
   admin: { name: string; password: string } | null;
   dailyCapacity: number | null;
   logLevel: EnvConfig['LOG_LEVEL'];
+  /** GraphQL introspection (and field suggestions in errors); GraphiQL needs it. */
+  introspection: boolean;
+  graphiql: boolean;
+  /** Origins whose browsers get CORS headers; empty: none. */
+  corsOrigins: string[];
+  /** Take the client address from `X-Forwarded-For` (the proxy's last hop) rather than the connection. */
+  trustProxy: boolean;
+  maxConcurrentRequests: number;
+  /** How long one operation may run before it is answered 503. */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -82,5 +113,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : null,
     dailyCapacity: e.MUSEUM_DAILY_CAPACITY ?? null,
     logLevel: e.LOG_LEVEL,
+    introspection: e.GRAPHQL_INTROSPECTION,
+    graphiql: e.GRAPHIQL,
+    corsOrigins: e.CORS_ORIGINS ?? [],
+    trustProxy: e.TRUST_PROXY,
+    maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
   };
 }

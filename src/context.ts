@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Authentication, Authenticator, Principal } from './accounts/authenticator.ts';
+import type { LoginThrottler } from './accounts/throttling.ts';
 import type { Clock } from './common/dates.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
@@ -12,6 +13,8 @@ export interface AppDeps {
   clock: Clock;
   authenticator: Authenticator;
   logger: Logger;
+  /** Failed-login counters shared through the database (absent: no throttling). */
+  throttle?: LoginThrottler;
 }
 
 /** One request's view: its own EntityManager and who is asking. */
@@ -25,8 +28,13 @@ export interface RequestContext {
   idempotencyKey: string | null;
 }
 
-export async function createRequestContext(deps: AppDeps, request: Request): Promise<RequestContext> {
-  const auth = await deps.authenticator.authenticate(request.headers.get('authorization'));
+/** `address` is the client's, as src/http/client-address.ts determines it (failed logins count against it). */
+export async function createRequestContext(
+  deps: AppDeps,
+  request: Request,
+  address = 'unknown',
+): Promise<RequestContext> {
+  const auth = await deps.authenticator.authenticate(request.headers.get('authorization'), address);
   return {
     deps,
     em: deps.db.fork(),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { decoyHash, verifyPassword } from './passwords.ts';
+import { type LoginThrottler, throttleKeys } from './throttling.ts';
 
 export type Role = 'visitor' | 'staff';
 
@@ -17,6 +18,8 @@ export interface StoredCredentials extends Principal {
 export type Authentication =
   | { status: 'anonymous' }
   | { status: 'rejected'; reason: string }
+  /** Too many failed logins from this address or for this name: refused unchecked, for `retryAfter` s. */
+  | { status: 'throttled'; retryAfter: number }
   | { status: 'authenticated'; principal: Principal };
 
 export interface AuthenticatorOptions {
@@ -25,12 +28,20 @@ export interface AuthenticatorOptions {
   cacheTtlMs?: number;
   maxCacheEntries?: number;
   now?: () => number;
+  /** Counts failed logins and refuses clients that failed too often (src/accounts/throttling.ts). */
+  throttle?: LoginThrottler;
+  /** Holds a failure's answer back (tests replace it). */
+  sleep?: (ms: number) => Promise<void>;
 }
+
+type Outcome = Principal | { throttled: number } | null;
 
 interface CacheEntry {
   expiresAt: number;
-  result: Promise<Principal | null>;
+  result: Promise<Outcome>;
 }
+
+const isPrincipal = (outcome: Outcome): outcome is Principal => outcome !== null && 'role' in outcome;
 
 /**
  * HTTP Basic (RFC 7617) authentication with a short-lived cache of verified credentials: scrypt runs once
@@ -45,13 +56,30 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   // Keyed by a digest of the header, so the cache never holds a password in clear.
   const cache = new Map<string, CacheEntry & { name: string }>();
 
-  async function verify(name: string, password: string): Promise<Principal | null> {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+
+  async function verify(name: string, password: string, address: string): Promise<Outcome> {
+    const keys = throttleKeys(address, name);
+    const verdict = options.throttle ? await options.throttle.check(keys) : null;
+    if (verdict?.retryAfter) return { throttled: verdict.retryAfter };
     const account = await options.findAccount(name);
     const ok = await verifyPassword(password, account?.passwordHash ?? (await decoyHash()));
-    return ok && account ? { id: account.id, name: account.name, role: account.role } : null;
+    if (ok && account) {
+      if (verdict?.recorded) await options.throttle?.succeeded(keys);
+      return { id: account.id, name: account.name, role: account.role };
+    }
+    if (options.throttle) {
+      const { delayMs } = await options.throttle.failed(keys);
+      if (delayMs > 0) await sleep(delayMs);
+    }
+    return null;
   }
 
-  async function authenticate(header: string | null): Promise<Authentication> {
+  /**
+   * `address` is the client's (src/http/client-address.ts); failed attempts are counted against it and
+   * the account name, but only when the password is actually checked: a cached credential costs nothing.
+   */
+  async function authenticate(header: string | null, address = 'unknown'): Promise<Authentication> {
     if (header === null) return { status: 'anonymous' };
     const credentials = parseBasic(header);
     if (!credentials)
@@ -65,19 +93,19 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       entry = {
         name: credentials.name,
         expiresAt: at + ttl,
-        result: verify(credentials.name, credentials.password),
+        result: verify(credentials.name, credentials.password, address),
       };
       cache.set(key, entry);
       const settled = entry;
       settled.result.then(
-        (principal) => principal === null && cache.get(key) === settled && cache.delete(key),
+        (outcome) => !isPrincipal(outcome) && cache.get(key) === settled && cache.delete(key),
         () => cache.get(key) === settled && cache.delete(key),
       );
     }
-    const principal = await entry.result;
-    return principal
-      ? { status: 'authenticated', principal }
-      : { status: 'rejected', reason: 'Unknown account name or wrong password' };
+    const outcome = await entry.result;
+    if (isPrincipal(outcome)) return { status: 'authenticated', principal: outcome };
+    if (outcome !== null) return { status: 'throttled', retryAfter: outcome.throttled };
+    return { status: 'rejected', reason: 'Unknown account name or wrong password' };
   }
 
   function evictExpired(at: number) {

@@ -19,7 +19,12 @@ export function clientError(
   });
 }
 
-export function isDatabaseUnreachable(error: unknown): boolean {
+export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
+  // Wrapped (a GraphQL error around a failed context, an error with a cause): judge what it wraps.
+  const inner =
+    (error as { originalError?: unknown; cause?: unknown } | null)?.originalError ??
+    (error as { cause?: unknown } | null)?.cause;
+  if (inner && inner !== error && depth < 5 && isDatabaseUnreachable(inner, depth + 1)) return true;
   if (error instanceof ConnectionException) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return (
@@ -40,17 +45,35 @@ export function createErrorMask(logger: Logger) {
     if (original instanceof DomainError)
       return clientError(original.kind, original.message, original.issues, located);
     if (original instanceof GraphQLError) return located ?? original;
+    // Not the client's doing: the HTTP status says so to every client, application/json ones included.
     if (isDatabaseUnreachable(original)) {
       logger.error('database unreachable', { error: describe(original) });
-      return clientError('unavailable', 'The database is unreachable; try again shortly', [], located);
+      return withStatus(
+        clientError('unavailable', 'The database is unreachable; try again shortly', [], located),
+        503,
+      );
     }
-    logger.error('unexpected error', { error: describe(original), stack: (original as Error | null)?.stack });
-    return clientError('internal', 'Internal server error', [], located);
+    logger.error('unexpected error', { error: describe(original), stack: frames(original) });
+    return withStatus(clientError('internal', 'Internal server error', [], located), 500);
   };
 }
 
+/** The stack's frames without its first line, which repeats the message (a driver's holds SQL and values). */
+function frames(error: unknown): string | undefined {
+  if (!(error instanceof Error) || !error.stack) return undefined;
+  return error.stack
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .join('\n');
+}
+
+function withStatus(error: GraphQLError, status: number): GraphQLError {
+  Object.assign(error.extensions, { http: { status } });
+  return error;
+}
+
 /** Error details for the log; a driver error's SQL and parameters are left out, they may hold personal data. */
-function describe(error: unknown): string {
+export function describe(error: unknown): string {
   if (error instanceof DriverException) return `${error.name} ${error.code ?? ''}`.trim();
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

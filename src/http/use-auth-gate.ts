@@ -51,12 +51,24 @@ function judge(
  * The first gate of every operation, GraphQL and REST alike, run before variables are even read:
  * credentials that were sent must be right, and each root field's auth scopes must be met. So a caller
  * without the right learns nothing about its input (401 and 403 come before 400). Introspection is open,
- * for GraphiQL. Scope auth still guards every field during execution.
+ * for GraphiQL. Scope auth still guards every field during execution. A client refused for too many failed
+ * logins gets 429 with Retry-After, whatever it asks.
  */
 export function useAuthGate(): Plugin<RequestContext> {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const { auth, principal } = args.contextValue;
+      if (auth.status === 'throttled') {
+        const error = clientError(
+          'tooManyRequests',
+          `Too many failed logins; try again in ${auth.retryAfter} seconds`,
+        );
+        Object.assign(error.extensions, {
+          http: { status: 429, headers: { 'Retry-After': String(auth.retryAfter) } },
+        });
+        setResultAndStopExecution({ errors: [error] });
+        return;
+      }
       const verdict =
         auth.status === 'rejected'
           ? 'unauthenticated'

@@ -1,5 +1,5 @@
 import { URLPattern } from 'node:url';
-import { type DocumentNode, type ExecutionResult, type GraphQLError, parse, validate } from 'graphql';
+import { type DocumentNode, type ExecutionResult, GraphQLError, parse, validate } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { type ErrorKind, type FieldIssue, kindOfCode } from '../common/errors.ts';
 import { pageOf } from '../common/pagination.ts';
@@ -84,13 +84,22 @@ function problemFromErrors(errors: readonly GraphQLError[], logger: Logger): Res
     .map((issue) => ({ path: restPath(issue.path), message: issue.message }));
   const detail =
     kind === 'validation' ? issues.map((i) => `${i.path || 'body'}: ${i.message}`).join('; ') : first.message;
-  return problemResponse(kind, detail, issues);
+  // 429 and 503 tell the client when to come back, as their GraphQL errors do.
+  const retryAfter = (first.extensions.http as { headers?: Record<string, string> } | undefined)?.headers?.[
+    'Retry-After'
+  ];
+  return problemResponse(kind, detail, issues, retryAfter ? { 'Retry-After': retryAfter } : {});
 }
+
+/** The methods a path answers: its routes', HEAD wherever GET is, and OPTIONS. */
+const allowedMethods = (methods: string[]) =>
+  [...new Set([...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])].sort().join(', ');
 
 /**
  * The REST adapter: matches a route, turns the request into GraphQL variables and executes the route's
  * operation through yoga's own envelop, so authentication, validation, error masking and limits are
- * exactly GraphQL's. Paths that are neither REST nor GraphQL get 404, known paths with another method 405.
+ * exactly GraphQL's. Paths that are neither REST nor GraphQL get 404, known paths with another method 405
+ * (`Allow` naming the routes' methods); HEAD answers as GET without the body, OPTIONS 204 with `Allow`.
  */
 export function useRest(routes: Route[], logger: Logger): Plugin<RequestContext> {
   let yoga: YogaServerInstance<Record<string, unknown>, RequestContext>;
@@ -117,8 +126,14 @@ export function useRest(routes: Route[], logger: Logger): Plugin<RequestContext>
       });
     },
 
-    async onRequest({ request, url, endResponse, serverContext }) {
+    async onRequest({ request, url, endResponse: end, serverContext }) {
       if (url.pathname === yoga.graphqlEndpoint) return;
+      const endResponse = (response: Response) =>
+        end(
+          request.method === 'HEAD'
+            ? new Response(null, { status: response.status, headers: response.headers })
+            : response,
+        );
       const matching = compiled.flatMap((route) => {
         const match = route.pattern.exec({ pathname: url.pathname });
         return match ? [{ route, params: match.pathname.groups }] : [];
@@ -127,7 +142,15 @@ export function useRest(routes: Route[], logger: Logger): Plugin<RequestContext>
         endResponse(problemResponse('notFound', `There is no resource at ${url.pathname}`));
         return;
       }
-      const hit = matching.find(({ route }) => route.method === request.method);
+      if (request.method === 'OPTIONS') {
+        const allow = allowedMethods(matching.map(({ route }) => route.method));
+        endResponse(new Response(null, { status: 204, headers: { Allow: allow } }));
+        return;
+      }
+      // HEAD is GET without the body: same status and headers.
+      const head = request.method === 'HEAD';
+      const method = head ? 'GET' : request.method;
+      const hit = matching.find(({ route }) => route.method === method);
       if (!hit) {
         const allow = [...new Set(matching.map(({ route }) => route.method))].sort().join(', ');
         endResponse(
@@ -191,6 +214,11 @@ export function useRest(routes: Route[], logger: Logger): Plugin<RequestContext>
       } catch (error) {
         if (error instanceof RequestProblem) {
           endResponse(problemResponse(error.kind, error.message, error.issues));
+          return;
+        }
+        // A failure yoga already turned into a coded error (its context factory masks what it throws).
+        if (error instanceof GraphQLError && kindOfCode(error.extensions.code)) {
+          endResponse(problemFromErrors([error], logger));
           return;
         }
         if (isDatabaseUnreachable(error)) {

@@ -1,0 +1,249 @@
+import { createHash } from 'node:crypto';
+import type { Plugin } from 'graphql-yoga';
+import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
+import { clientError } from './errors.ts';
+import { problemResponse } from './problem.ts';
+
+/** Request bodies larger than this are refused with 413 before any of them is parsed. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export interface EdgeOptions {
+  graphqlEndpoint: string;
+  /** Paths answered GET/HEAD only outside the REST table and GraphQL: health, documentation. */
+  readOnlyPaths: (pathname: string) => boolean;
+  corsOrigins: string[];
+  maxConcurrentRequests: number;
+}
+
+const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Accept, Idempotency-Key';
+const CORS_EXPOSED_HEADERS = 'Location, Link, X-Total-Count, Retry-After, WWW-Authenticate';
+const CORS_METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS';
+
+/** What a JSON API response needs: nothing may load or frame it. */
+const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+class BodyTooLarge extends Error {}
+
+/** An edge refusal: problem+json on REST paths, a GraphQL error (same status and code) on /graphql. */
+export function edgeResponse(
+  graphql: boolean,
+  kind: ErrorKind,
+  detail: string,
+  headers: Record<string, string> = {},
+): Response {
+  if (!graphql) return problemResponse(kind, detail, [], headers);
+  const { code, status } = ERROR_KINDS[kind];
+  return new Response(JSON.stringify({ errors: [{ message: detail, extensions: { code } }] }), {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+  });
+}
+
+/** Reads a body stream to its end, or throws BodyTooLarge as soon as it passes the limit. */
+async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new BodyTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+const hasBody = (method: string) => !['GET', 'HEAD', 'OPTIONS'].includes(method);
+
+/**
+ * The GraphiQL page runs one inline script (the bundled renderer) and Monaco's editor workers from blob:
+ * URLs; the policy allows exactly that script by its hash, inline styles, and requests to this origin.
+ */
+function graphiqlPolicy(html: string): string {
+  const scripts = new Set<string>(["'self'"]);
+  for (const match of html.matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/gi)) {
+    const attributes = match[1] ?? '';
+    const src = /\ssrc\s*=\s*["']?([^"'\s>]+)/i.exec(attributes)?.[1];
+    if (src) {
+      if (/^https?:/i.test(src)) scripts.add(new URL(src).origin);
+    } else {
+      scripts.add(`'sha256-${createHash('sha256').update(match[2]!, 'utf8').digest('base64')}'`);
+    }
+  }
+  const styles = new Set<string>(["'self'", "'unsafe-inline'"]);
+  for (const match of html.matchAll(/<link\s[^>]*href\s*=\s*["']?(https?:[^"'\s>]+)/gi))
+    styles.add(new URL(match[1]!).origin);
+  return [
+    "default-src 'self'",
+    `script-src ${[...scripts].join(' ')}`,
+    `style-src ${[...styles].join(' ')}`,
+    "font-src 'self' data:",
+    "img-src 'self' data: blob:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "frame-ancestors 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+  ].join('; ');
+}
+
+/**
+ * The HTTP edge of every request, before anything else runs: a cap on concurrent requests (503 with
+ * Retry-After), CORS for the configured origins (preflights answered here), OPTIONS on the non-REST paths,
+ * the 64 KiB body limit (413, by Content-Length or by counting a streamed body), 415 for GraphQL POSTs that
+ * are not JSON; and on the way out, security headers on every response.
+ */
+export function useEdges(options: EdgeOptions): Plugin {
+  const allowed = new Set(options.corsOrigins);
+  let active = 0;
+  const counted = new WeakSet<Request>();
+  let graphiqlCsp: { html: string; policy: string } | undefined;
+
+  return {
+    async onRequest({ request, setRequest, endResponse, url, fetchAPI }) {
+      const graphql = url.pathname === options.graphqlEndpoint;
+      if (active >= options.maxConcurrentRequests) {
+        endResponse(
+          edgeResponse(graphql, 'unavailable', 'Too many requests in progress; try again shortly', {
+            'Retry-After': '1',
+          }),
+        );
+        return;
+      }
+      active++;
+      counted.add(request);
+
+      const origin = request.headers.get('origin');
+      if (
+        request.method === 'OPTIONS' &&
+        origin !== null &&
+        allowed.has(origin) &&
+        request.headers.has('access-control-request-method')
+      ) {
+        endResponse(
+          new Response(null, {
+            status: 204,
+            headers: {
+              'Access-Control-Allow-Methods': CORS_METHODS,
+              'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS,
+              'Access-Control-Max-Age': '600',
+            },
+          }),
+        );
+        return;
+      }
+      if (request.method === 'OPTIONS' && (graphql || options.readOnlyPaths(url.pathname))) {
+        const allow = graphql ? 'GET, POST, OPTIONS' : 'GET, HEAD, OPTIONS';
+        endResponse(new Response(null, { status: 204, headers: { Allow: allow } }));
+        return;
+      }
+
+      if (!hasBody(request.method) || request.body === null) return;
+      const declared = request.headers.get('content-length');
+      const tooLarge = () =>
+        endResponse(
+          edgeResponse(
+            graphql,
+            'payloadTooLarge',
+            `The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB`,
+            { Connection: 'close' },
+          ),
+        );
+      if (declared !== null && Number(declared) > BODY_LIMIT_BYTES) {
+        tooLarge();
+        return;
+      }
+      if (graphql && request.method === 'POST') {
+        const mediaType = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
+        if (mediaType !== 'application/json') {
+          endResponse(
+            edgeResponse(graphql, 'unsupportedMediaType', 'A GraphQL request body must be application/json'),
+          );
+          return;
+        }
+      }
+      if (declared !== null) return;
+      // No length given (chunked, or a Request built in process): count the bytes as they arrive.
+      try {
+        const bytes = await readLimited(request.body, BODY_LIMIT_BYTES);
+        const replaced = new fetchAPI.Request(request.url, {
+          method: request.method,
+          headers: request.headers,
+          body: bytes as Uint8Array<ArrayBuffer>,
+        });
+        counted.add(replaced);
+        setRequest(replaced);
+      } catch (error) {
+        if (!(error instanceof BodyTooLarge)) throw error;
+        tooLarge();
+      }
+    },
+
+    async onResponse({ request, response, setResponse }) {
+      if (counted.has(request)) {
+        counted.delete(request);
+        active--;
+      }
+      let headers = response.headers;
+      try {
+        headers.set('X-Content-Type-Options', 'nosniff');
+      } catch {
+        // An immutable response (Response.error()/redirect()): answer a mutable copy.
+        response = new Response(response.body, response);
+        setResponse(response);
+        headers = response.headers;
+        headers.set('X-Content-Type-Options', 'nosniff');
+      }
+      headers.set('Referrer-Policy', 'no-referrer');
+      headers.delete('X-Powered-By');
+      if (!headers.has('Content-Security-Policy')) {
+        const url = new URL(request.url);
+        const html = headers.get('content-type')?.startsWith('text/html') ?? false;
+        if (html && url.pathname === options.graphqlEndpoint) {
+          const page = await response.clone().text();
+          if (graphiqlCsp?.html !== page) graphiqlCsp = { html: page, policy: graphiqlPolicy(page) };
+          headers.set('Content-Security-Policy', graphiqlCsp.policy);
+        } else {
+          headers.set('Content-Security-Policy', API_CSP);
+        }
+      }
+      if (allowed.size > 0) {
+        headers.append('Vary', 'Origin');
+        const origin = request.headers.get('origin');
+        if (origin !== null && allowed.has(origin)) {
+          headers.set('Access-Control-Allow-Origin', origin);
+          headers.set('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS);
+        }
+      }
+    },
+  };
+}
+
+/**
+ * A per-operation execution deadline: an operation still running after `timeoutMs` is answered 503 with
+ * Retry-After (its database work finishes or fails on its own, unseen). REST runs through it too.
+ */
+export function useExecutionTimeout(timeoutMs: number): Plugin {
+  const timedOut = () => {
+    const error = clientError('unavailable', 'The request took too long; try again shortly');
+    Object.assign(error.extensions, { http: { status: 503, headers: { 'Retry-After': '5' } } });
+    return { errors: [error] };
+  };
+  return {
+    onExecute({ executeFn, setExecuteFn }) {
+      setExecuteFn((args) => {
+        let timer: NodeJS.Timeout | undefined;
+        const deadline = new Promise<ReturnType<typeof timedOut>>((resolve) => {
+          timer = setTimeout(() => resolve(timedOut()), timeoutMs);
+        });
+        return Promise.race([Promise.resolve(executeFn(args)), deadline]).finally(() =>
+          clearTimeout(timer),
+        ) as ReturnType<typeof executeFn>;
+      });
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
+import {
+  type DocumentNode,
+  GraphQLError,
+  type GraphQLSchema,
+  Lexer,
+  NoSchemaIntrospectionCustomRule,
+  Source,
+  TokenKind,
+  type ValidationContext,
+  type ValidationRule,
+  validate,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+/**
+ * What one GraphQL operation may ask for. The REST routes' fixed documents use a fraction of each (a test
+ * checks); GraphiQL's introspection query is exempt from depth and cost (armor ignores `__schema`).
+ */
+export const QUERY_LIMITS = {
+  /** Nesting of selections, fragments flattened. The schema's deepest real path is 3. */
+  depth: 8,
+  /** Aliased fields per operation. */
+  aliases: 15,
+  /** Directives per operation. */
+  directives: 10,
+  /** Lexical tokens of the document: bounds parsing work before anything else runs. */
+  tokens: 2_000,
+  /** graphql-armor's cost: 2 per object field, 1 per scalar, times 1.5 per level of depth. */
+  cost: 2_000,
+} as const;
+
+export type QueryLimit = keyof typeof QUERY_LIMITS;
+
+export const QUERY_LIMIT_CODE = 'QUERY_LIMIT_EXCEEDED';
+
+/** A refusal: 400 for every client (not only graphql-response+json ones), with the limit that was hit. */
+export function limitError(limit: QueryLimit, message: string): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: { code: QUERY_LIMIT_CODE, limit, http: { status: 400, spec: false } },
+  });
+}
+
+const report =
+  (limit: QueryLimit) =>
+  (context: ValidationContext | null, error: GraphQLError): void => {
+    context?.reportError(limitError(limit, error.message.replace(/^Syntax Error: /, '')));
+  };
+
+const common = (limit: QueryLimit) => ({
+  exposeLimits: true,
+  propagateOnRejection: false,
+  onReject: [report(limit)],
+});
+
+const LIMIT_RULES: ValidationRule[] = [
+  maxDepthRule({
+    n: QUERY_LIMITS.depth,
+    ignoreIntrospection: true,
+    flattenFragments: true,
+    ...common('depth'),
+  }),
+  maxAliasesRule({ n: QUERY_LIMITS.aliases, ...common('aliases') }),
+  maxDirectivesRule({ n: QUERY_LIMITS.directives, ...common('directives') }),
+  costLimitRule({
+    maxCost: QUERY_LIMITS.cost,
+    ignoreIntrospection: true,
+    flattenFragments: true,
+    ...common('cost'),
+  }),
+] as unknown as ValidationRule[];
+
+/** Whether the document has more lexical tokens than the limit; lexing stops there (or at a syntax error). */
+function tooManyTokens(query: string): boolean {
+  const lexer = new Lexer(new Source(query));
+  try {
+    for (let count = 0; lexer.advance().kind !== TokenKind.EOF; count++) {
+      if (count >= QUERY_LIMITS.tokens) return true;
+    }
+  } catch {
+    // A syntax error: the parser reports it.
+  }
+  return false;
+}
+
+/** What a document measures against each limit (for tests and for choosing the limits). */
+export function measureQuery(schema: GraphQLSchema, document: DocumentNode): Record<QueryLimit, number> {
+  const measured: Record<QueryLimit, number> = { depth: 0, aliases: 0, directives: 0, tokens: 0, cost: 0 };
+  const record = (limit: QueryLimit) => ({
+    onAccept: [
+      (_context: unknown, details: { n: number }) => {
+        measured[limit] = Math.max(measured[limit], details.n);
+      },
+    ],
+    onReject: [],
+    propagateOnRejection: false,
+  });
+  validate(schema, document, [
+    maxDepthRule({ n: Infinity, ignoreIntrospection: true, flattenFragments: true, ...record('depth') }),
+    maxAliasesRule({ n: Infinity, ...record('aliases') }),
+    maxDirectivesRule({ n: Infinity, ...record('directives') }),
+    costLimitRule({
+      maxCost: Infinity,
+      ignoreIntrospection: true,
+      flattenFragments: true,
+      ...record('cost'),
+    }),
+  ] as unknown as ValidationRule[]);
+  const lexer = new Lexer(document.loc!.source);
+  while (lexer.advance().kind !== TokenKind.EOF) measured.tokens++;
+  return measured;
+}
+
+const SUGGESTION = / Did you mean .*\?$/;
+
+/**
+ * GraphQL abuse limits (graphql-armor's rules: depth, aliases, directives, cost; and a token count)
+ * and, when introspection is switched off, graphql-js's rule against it, with "Did you mean …?" hints
+ * removed from errors so the schema cannot be guessed field by field. Refusals answer 400.
+ */
+export function useQueryLimits(options: { introspection: boolean }): Plugin {
+  return {
+    // Before parsing (a parse error would be answered 200 to application/json clients).
+    onParams({ params, setResult }) {
+      if (typeof params.query === 'string' && tooManyTokens(params.query)) {
+        setResult({ errors: [limitError('tokens', `Token limit of ${QUERY_LIMITS.tokens} exceeded.`)] });
+      }
+    },
+    onValidate({ addValidationRule }) {
+      for (const rule of LIMIT_RULES) addValidationRule(rule);
+      if (!options.introspection) addValidationRule(NoSchemaIntrospectionCustomRule);
+      if (options.introspection) return;
+      return ({ result, setResult }) => {
+        if (!result.some((error) => SUGGESTION.test(error.message))) return;
+        setResult(
+          result.map((error) =>
+            SUGGESTION.test(error.message)
+              ? new GraphQLError(error.message.replace(SUGGESTION, ''), {
+                  nodes: error.nodes,
+                  source: error.source,
+                  positions: error.positions,
+                  extensions: error.extensions,
+                })
+              : error,
+          ),
+        );
+      };
+    },
+  };
+}
