@@ -25,8 +25,19 @@ try {
   console.error(error.message);
   process.exit(1);
 }
-const server = createServer(museum.app);
+const server = createServer(
+  {
+    // A client gets 10 s to send its headers and 30 s for the whole request (slow-loris), then 408.
+    headersTimeout: 10_000,
+    requestTimeout: 30_000,
+    // Headers beyond 16 KiB are refused with 431 before the app sees them.
+    maxHeaderSize: 16 * 1024,
+  },
+  museum.app,
+);
 server.keepAliveTimeout = 5_000;
+// Idle sockets are closed after a minute; a slow operation is bounded by REQUEST_TIMEOUT_MS (503).
+server.timeout = 60_000;
 
 server.listen(config.port, config.host, () => {
   const address = server.address();

@@ -44,16 +44,23 @@ export interface LoginThrottler {
   failed(keys: ThrottleKey[]): Promise<{ delayMs: number }>;
   succeeded(keys: ThrottleKey[]): Promise<void>;
   purge(): Promise<void>;
+  /** Drops this instance's memory of refusals, so the next attempt asks the database again. */
+  forgetRefusals(): void;
 }
+
+/** How long a refusal seen in the database is trusted from memory before the database is asked again. */
+const REMEMBER_MS = 30_000;
 
 /**
  * The counters live in PostgreSQL (table `login_throttle`), so every instance behind a balancer sees the
- * same counts; a refusal seen once is also remembered in memory until it ends, so a refused client costs
- * no query at all. Only logins that reach the password check touch the table: a credential verified in
+ * same counts; a refusal seen once is also remembered in memory for up to 30 seconds, so a refused client
+ * costs at most one query per key and half minute. Only logins that reach the password check touch the table: a credential verified in
  * the last seconds is answered from the authenticator's cache.
  */
 export function createLoginThrottler(fork: () => EntityManager): LoginThrottler {
   const blockedUntil = new Map<string, number>();
+  /** When each remembered refusal ends according to the database (for Retry-After). */
+  const refusedUntil = new Map<string, number>();
   const MAX_REMEMBERED = 10_000;
 
   function remember(key: string, seconds: number) {
@@ -61,8 +68,10 @@ export function createLoginThrottler(fork: () => EntityManager): LoginThrottler 
       const now = Date.now();
       for (const [k, until] of blockedUntil) if (until <= now) blockedUntil.delete(k);
       if (blockedUntil.size >= MAX_REMEMBERED) blockedUntil.delete(blockedUntil.keys().next().value!);
+      for (const k of refusedUntil.keys()) if (!blockedUntil.has(k)) refusedUntil.delete(k);
     }
-    blockedUntil.set(key, Date.now() + seconds * 1000);
+    blockedUntil.set(key, Date.now() + Math.min(seconds * 1000, REMEMBER_MS));
+    refusedUntil.set(key, Date.now() + seconds * 1000);
   }
 
   function rememberedRetryAfter(keys: ThrottleKey[]): number | null {
@@ -71,16 +80,21 @@ export function createLoginThrottler(fork: () => EntityManager): LoginThrottler 
     for (const { key } of keys) {
       const until = blockedUntil.get(key);
       if (until === undefined) continue;
-      if (until <= now) blockedUntil.delete(key);
-      else longest = Math.max(longest, until - now);
+      if (until <= now) {
+        blockedUntil.delete(key);
+        refusedUntil.delete(key);
+      } else longest = Math.max(longest, until - now);
     }
     return longest > 0 ? Math.ceil(longest / 1000) : null;
   }
 
   return {
     async check(keys) {
-      const remembered = rememberedRetryAfter(keys);
-      if (remembered !== null) return { retryAfter: remembered, recorded: true };
+      if (rememberedRetryAfter(keys) !== null) {
+        // Refused a moment ago: answer without a query, with the database's remaining time if known.
+        const until = Math.max(...keys.map(({ key }) => refusedUntil.get(key) ?? 0));
+        return { retryAfter: Math.max(1, Math.ceil((until - Date.now()) / 1000)), recorded: true };
+      }
       const rows = await fork().execute<{ key: string; retry_after: number | null }[]>(
         `select key, ceil(extract(epoch from blocked_until - now()))::int as retry_after
          from login_throttle where key in (${keys.map(() => '?').join(', ')})
@@ -136,12 +150,20 @@ export function createLoginThrottler(fork: () => EntityManager): LoginThrottler 
     },
 
     async succeeded(keys) {
-      for (const { key } of keys) blockedUntil.delete(key);
+      for (const { key } of keys) {
+        blockedUntil.delete(key);
+        refusedUntil.delete(key);
+      }
       await fork().execute(
         `delete from login_throttle where key in (${keys.map(() => '?').join(', ')}) and
          (blocked_until is null or blocked_until <= now())`,
         keys.map(({ key }) => key),
       );
+    },
+
+    forgetRefusals() {
+      blockedUntil.clear();
+      refusedUntil.clear();
     },
 
     async purge() {
