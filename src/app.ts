@@ -1,4 +1,5 @@
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
 import { bootstrapAdmin, findCredentials } from './accounts/accounts.service.ts';
 import { createAuthenticator } from './accounts/authenticator.ts';
 import { createLoginThrottler } from './accounts/throttling.ts';
@@ -34,6 +35,31 @@ query UpcomingWeek {
 }
 `;
 
+// The headers editor accepts JSON with comments: the hint stays a comment, so introspection (open without
+// credentials) still loads the schema until real credentials are filled in.
+const GRAPHIQL_HEADERS = `{
+  // Every query needs HTTP Basic credentials of an account:
+  // "Authorization": "Basic <base64 of name:password>"
+}
+`;
+
+const GRAPHIQL_OPTIONS: GraphiQLOptions = {
+  title: 'Museum API — GraphiQL',
+  defaultQuery: GRAPHIQL_EXAMPLE,
+  headers: GRAPHIQL_HEADERS,
+  defaultHeaders: GRAPHIQL_HEADERS,
+};
+
+/**
+ * GraphiQL from the project's own `@graphql-yoga/render-graphiql` (scripts, styles and editor workers
+ * inlined in one page; no CDN), rendered once: the page is 9 MB and the same for every request.
+ */
+let graphiqlPage: string | undefined;
+const renderOfflineGraphiQL = (options: GraphiQLOptions) => {
+  graphiqlPage ??= renderGraphiQL(options);
+  return graphiqlPage;
+};
+
 /** The whole HTTP application over its dependencies; it never listens (server.ts does). */
 export function createApp(deps: AppDeps, options: { isDraining?: () => boolean } = {}): App {
   const { logger } = deps;
@@ -43,9 +69,8 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     context: ({ request, ...serverContext }) =>
       createRequestContext(deps, request, clientAddress(serverContext, request, deps.config.trustProxy)),
     maskedErrors: { maskError: createErrorMask(logger) },
-    graphiql: deps.config.graphiql
-      ? { title: 'Museum API — GraphiQL', defaultQuery: GRAPHIQL_EXAMPLE }
-      : false,
+    graphiql: deps.config.graphiql ? GRAPHIQL_OPTIONS : false,
+    renderGraphiQL: renderOfflineGraphiQL,
     landingPage: false,
     healthCheckEndpoint: undefined,
     batching: false,

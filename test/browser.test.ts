@@ -1,0 +1,179 @@
+// A real browser against a started server: Debian's Chromium driven by playwright-core, with background
+// networking off (there is no internet here). /docs must render the reference from this server alone, and
+// GraphiQL must run a query with credentials typed into its Headers editor and show the result.
+// Screenshots go to test-artifacts/; with UPDATE_SCREENSHOTS=1 (or when missing) also to test/screenshots/,
+// the copies the README shows.
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basic, STAFF, startMuseum, type TestMuseum } from './support/museum.ts';
+import { type RunningServer, spawnServer } from './support/server.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+// Locally the test needs Debian's chromium (`apt-get install chromium`); CI (.ci/run) installs it and the
+// test must run there.
+const skip = !existsSync(CHROMIUM) && process.env.CI !== 'true';
+
+const root = new URL('..', import.meta.url);
+const ARTIFACTS = fileURLToPath(new URL('test-artifacts/', root));
+const SCREENSHOTS = fileURLToPath(new URL('test/screenshots/', root));
+
+/** Keeps the screenshot as a test artifact, and refreshes the README's copy when asked (or missing). */
+async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(ARTIFACTS, { recursive: true });
+  const artifact = join(ARTIFACTS, name);
+  await page.screenshot({ path: artifact });
+  if (process.env.UPDATE_SCREENSHOTS === '1' || !existsSync(join(SCREENSHOTS, name))) {
+    await mkdir(SCREENSHOTS, { recursive: true });
+    await copyFile(artifact, join(SCREENSHOTS, name));
+  }
+}
+
+/** Replaces a GraphiQL (Monaco) editor's whole text, dropping the brackets and quotes it closes itself. */
+async function replaceEditorText(page: Page, editor: ReturnType<Page['locator']>, text: string) {
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.insertText(text);
+  await page.keyboard.press('Shift+ControlOrMeta+End');
+  await page.keyboard.press('Delete');
+}
+
+describe.skipIf(skip)('in a real browser (Chromium)', () => {
+  let museum: TestMuseum;
+  let server: RunningServer;
+  let profile: string;
+  let browser: BrowserContext;
+  const authorization = basic(STAFF.name, STAFF.password);
+
+  beforeAll(async () => {
+    museum = await startMuseum();
+    server = await spawnServer({
+      DATABASE_URL: museum.databaseUrl ?? 'memory://',
+      MUSEUM_ADMIN_USER: STAFF.name,
+      MUSEUM_ADMIN_PASSWORD: STAFF.password,
+    });
+    profile = await mkdtemp(join(tmpdir(), 'museum-chromium-'));
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      viewport: { width: 1280, height: 800 },
+      locale: 'en-US',
+      timezoneId: 'UTC',
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await museum?.close();
+    if (profile) await rm(profile, { recursive: true, force: true });
+  });
+
+  /** Opens a page that records every request it makes, and every error it throws. */
+  async function open(path: string) {
+    const page = await browser.newPage();
+    const requests: Request[] = [];
+    const errors: string[] = [];
+    page.on('request', (request) => requests.push(request));
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${server.url}${path}`);
+    return {
+      page,
+      requests,
+      errors,
+      /** Requests that left for another host: anything not on this server, unless the page's CSP refused it. */
+      offSite: () =>
+        requests
+          .filter((request) => !/^(blob|data):/.test(request.url()))
+          .filter((request) => new URL(request.url()).origin !== server.url)
+          .filter((request) => request.failure()?.errorText !== 'csp')
+          .map((request) => `${request.url()} (${request.failure()?.errorText ?? 'sent'})`),
+    };
+  }
+
+  it('/docs renders the API reference from this server alone', { timeout: 120_000 }, async () => {
+    const { page, requests, errors, offSite } = await open('/docs');
+    // The sidebar lists the operations once the document is loaded (slow on a busy machine).
+    await page.getByText('Get museum hours').first().waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Open Group - Tickets' }).click();
+    await page.getByRole('link', { name: /Buy museum tickets/ }).click();
+    await page.getByRole('heading', { name: 'Buy museum tickets' }).waitFor();
+    await expect.poll(() => page.getByText('buyMuseumTickets').first().isVisible()).toBe(true);
+    await expect.poll(() => page.getByText('Test Request').first().isVisible()).toBe(true);
+    await page.evaluate('document.fonts.ready');
+    await screenshot(page, 'docs.png');
+    expect(errors).toEqual([]);
+    expect(requests.map((request) => request.url())).toContain(`${server.url}/openapi.json`);
+    expect(offSite()).toEqual([]);
+    await page.close();
+  });
+
+  it('GraphiQL at /graphql runs a query with the Authorization header and shows the result', {
+    timeout: 120_000,
+  }, async () => {
+    const hours = await fetch(`${server.url}/museum-hours?limit=3`, { headers: { authorization } });
+    const expected: { date: string; timeOpen: string }[] = await hours.json();
+    expect(expected).toHaveLength(3);
+
+    const { page, errors, offSite } = await open('/graphql');
+    await expect(page.title()).resolves.toBe('Museum API — GraphiQL');
+    // The example query and the header hint are what a newcomer sees first.
+    const operation = page.getByRole('region', { name: 'Operation Editor' }).locator('.monaco-editor');
+    await expect.poll(() => operation.innerText(), { timeout: 60_000 }).toContain('museumHours');
+    await page.getByRole('button', { name: 'Headers', exact: true }).click();
+    const headers = page.locator('.monaco-editor[data-uri$="headers.json"]');
+    await expect.poll(() => headers.innerText()).toContain('Authorization');
+
+    await replaceEditorText(page, operation, 'query Hours { museumHours(limit: 3) { date timeOpen } }');
+    await replaceEditorText(page, headers, JSON.stringify({ Authorization: authorization }, null, 2));
+    await page.getByRole('button', { name: /Prettify query/ }).click();
+    await page.getByRole('button', { name: /Execute query/ }).click();
+
+    const result = page.getByRole('region', { name: 'Result Window' });
+    const shown = () => result.innerText().then((text) => text.replace(/\s+/g, ' '));
+    for (const day of expected) {
+      await expect.poll(shown, { timeout: 20_000 }).toContain(`"date": "${day.date}"`);
+    }
+    expect(await shown()).toContain(`"timeOpen": "${expected[0]!.timeOpen}"`);
+    expect(await shown()).not.toContain('errors');
+    await screenshot(page, 'graphiql.png');
+    expect(errors).toEqual([]);
+    expect(offSite()).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('GraphiQL page (without a browser)', () => {
+  let museum: TestMuseum;
+  beforeAll(async () => {
+    museum = await startMuseum();
+  });
+  afterAll(() => museum?.close());
+
+  it('is self-contained: no script, style, font or image from another host', async () => {
+    const page = await museum.request('GET', '/graphql', { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const offSite = page.text.match(
+      /\b(?:src|href)\s*=\s*["']?(?:https?:)?\/\/[^"'\s>]+|@import\s+url\(\s*["']?(?:https?:)?\/\/[^)]+|url\(\s*["']?(?:https?:)?\/\/[^)]+/gi,
+    );
+    expect(offSite).toBeNull();
+    expect(page.text).not.toMatch(/unpkg\.com|jsdelivr|cdnjs|fonts\.googleapis/);
+    // The example query and the hint for the Authorization header are in the page's options.
+    expect(page.text).toContain('<title>Museum API — GraphiQL</title>');
+    expect(page.text).toContain('query UpcomingWeek');
+    expect(page.text).toContain('\\"Authorization\\": \\"Basic <base64 of name:password>\\"');
+  });
+});
