@@ -222,8 +222,14 @@ describe('capacity across two server processes', () => {
           }),
         );
         const tally = statuses.map(String).sort().join(' ');
-        expect(statuses.filter((s) => s === 201), tally).toHaveLength(10);
-        expect(statuses.filter((s) => s === 409), tally).toHaveLength(40);
+        expect(
+          statuses.filter((s) => s === 201),
+          tally,
+        ).toHaveLength(10);
+        expect(
+          statuses.filter((s) => s === 409),
+          tally,
+        ).toHaveLength(40);
         expect(await ticketsOn(museum, date)).toBe(10);
       } finally {
         await Promise.all(servers.map((server) => server.stop()));
