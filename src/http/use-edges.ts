@@ -166,13 +166,16 @@ export function useEdges(options: EdgeOptions): Plugin {
           return;
         }
       }
-      if (declared !== null) return;
-      // No length given (chunked, or a Request built in process): count the bytes as they arrive.
+      // GraphQL bodies are read here whole (yoga would refuse `Application/JSON` with a bare 415); others
+      // only when no length was given (chunked, or a Request built in process), counting the bytes.
+      if (declared !== null && !graphql) return;
       try {
         const bytes = await readLimited(request.body, BODY_LIMIT_BYTES);
+        const headers = new Headers(request.headers);
+        if (graphql) headers.set('content-type', 'application/json');
         const replaced = new fetchAPI.Request(request.url, {
           method: request.method,
-          headers: request.headers,
+          headers,
           body: bytes as Uint8Array<ArrayBuffer>,
         });
         counted.add(replaced);
@@ -188,6 +191,29 @@ export function useEdges(options: EdgeOptions): Plugin {
         counted.delete(request);
         active--;
       }
+      const url = new URL(request.url);
+      if (
+        url.pathname === options.graphqlEndpoint &&
+        response.status >= 400 &&
+        !response.headers.has('content-type')
+      ) {
+        // Yoga's bare refusals (405 for another method, 406 for an Accept it cannot serve): a GraphQL error.
+        const kind = Object.entries(ERROR_KINDS).find(([, k]) => k.status === response.status)?.[0] as
+          | ErrorKind
+          | undefined;
+        const { code, title } = kind ? ERROR_KINDS[kind] : { code: 'BAD_REQUEST', title: 'Request refused' };
+        const replaced = new Response(
+          JSON.stringify({ errors: [{ message: title, extensions: { code } }] }),
+          {
+            status: response.status,
+            headers: response.headers,
+          },
+        );
+        replaced.headers.set('Content-Type', 'application/json; charset=utf-8');
+        replaced.headers.delete('Content-Length');
+        response = replaced;
+        setResponse(response);
+      }
       let headers = response.headers;
       try {
         headers.set('X-Content-Type-Options', 'nosniff');
@@ -201,7 +227,6 @@ export function useEdges(options: EdgeOptions): Plugin {
       headers.set('Referrer-Policy', 'no-referrer');
       headers.delete('X-Powered-By');
       if (!headers.has('Content-Security-Policy')) {
-        const url = new URL(request.url);
         const html = headers.get('content-type')?.startsWith('text/html') ?? false;
         if (html && url.pathname === options.graphqlEndpoint) {
           const page = await response.clone().text();
