@@ -29,7 +29,20 @@ export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return (
     typeof code === 'string' &&
-    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOENT', '57P01', '57P03'].includes(code)
+    ([
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'EPIPE',
+      'ENOENT',
+      'ETIMEDOUT',
+      '57P01',
+      '57P02',
+      '57P03',
+      '53300',
+      '3D000',
+    ].includes(code) ||
+      // SQLSTATE class 08: connection exceptions.
+      /^08[0-9A-Z]{3}$/.test(code))
   );
 }
 
