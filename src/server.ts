@@ -57,7 +57,12 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => server.closeAllConnections(), 10_000);
   force.unref();
   await new Promise<void>((resolve) => server.on('close', resolve));
-  await museum.close();
+  // Operations abandoned after REQUEST_TIMEOUT_MS may still hold a connection; don't wait on them forever.
+  const closed = await Promise.race([
+    museum.close().then(() => true),
+    new Promise<false>((resolve) => setTimeout(resolve, 10_000, false).unref()),
+  ]);
+  if (!closed) logger.warn('database did not close within 10 s; exiting anyway');
   logger.info('stopped');
   process.exit(0);
 }

@@ -208,7 +208,7 @@ export function useRest(routes: Route[], logger: Logger): Plugin<RequestContext>
           : {};
         if (route.paged) {
           const total = (result.data as Record<string, unknown>).total;
-          Object.assign(headers, pagingHeaders(url, variables, value as unknown[], total));
+          Object.assign(headers, pagingHeaders(route, url, variables, value as unknown[], total));
         }
         endResponse(json(withoutNulls(value), route.status, headers));
       } catch (error) {
@@ -235,10 +235,18 @@ export function useRest(routes: Route[], logger: Logger): Plugin<RequestContext>
 }
 
 /** RFC 8288 links to the first, previous and next pages, and the total when the operation counted it. */
-function pagingHeaders(url: URL, variables: Record<string, unknown>, items: unknown[], total: unknown) {
+function pagingHeaders(
+  route: Route,
+  url: URL,
+  variables: Record<string, unknown>,
+  items: unknown[],
+  total: unknown,
+) {
   const { page, limit } = pageOf(variables as { page?: number; limit?: number });
+  // Only the route's own parameters are carried over: a link never repeats whatever else the URL held.
+  const kept = [...url.searchParams].filter(([name]) => name in (route.query ?? {}));
   const link = (rel: string, target: number) => {
-    const query = new URLSearchParams(url.search);
+    const query = new URLSearchParams(kept);
     query.set('page', String(target));
     query.set('limit', String(limit));
     return `<${url.pathname}?${query}>; rel="${rel}"`;
