@@ -43,7 +43,7 @@ export const EventDate = defineEntity({
     {
       name: 'special_event_date_listing_idx',
       expression:
-        'create index "special_event_date_listing_idx" on "special_event_date" ("date", "name", "event_id") where "listed"',
+        'create index "special_event_date_listing_idx" on "special_event_date" ("date", "name", "event_id") include ("previous_date") where "listed"',
     },
   ],
 });
