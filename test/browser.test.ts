@@ -120,6 +120,18 @@ describe.skipIf(skip)('in a real browser (Chromium)', () => {
     await page.close();
   });
 
+  it('/openapi.json is served as the OpenAPI 3.1 document', { timeout: 60_000 }, async () => {
+    const { page, offSite } = await open('/openapi.json');
+    const text = await page.locator('pre').first().innerText();
+    expect(JSON.parse(text)).toMatchObject({
+      openapi: expect.stringMatching(/^3\.1/),
+      info: expect.any(Object),
+    });
+    await screenshot(page, 'openapi.png');
+    expect(offSite()).toEqual([]);
+    await page.close();
+  });
+
   it('GraphiQL at /graphql runs a query with the Authorization header and shows the result', {
     timeout: 120_000,
   }, async () => {
