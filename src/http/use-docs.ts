@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Plugin } from 'graphql-yoga';
+import { pagePolicy } from './csp.ts';
 import { buildOpenApiDocument, OPENAPI_SECURITY_SCHEME } from './openapi.ts';
 import { problemResponse } from './problem.ts';
 
@@ -57,18 +58,7 @@ const HTML = `<!doctype html>
  * The page may load and fetch from this origin only: the bundle's built-in web fonts (fonts.scalar.com)
  * and any other third-party request are refused by the browser before they leave it.
  */
-const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "font-src 'self' data:",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "worker-src 'self' blob:",
-  "frame-ancestors 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
+const DOCS_CSP = pagePolicy(["'self'"], ["'self'", "'unsafe-inline'"]);
 
 const isDocsPath = (pathname: string) =>
   pathname === DOCS_PATHS.openapi ||

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
+import { pagePolicy } from './csp.ts';
 import { clientError } from './errors.ts';
 import { problemResponse } from './problem.ts';
 
@@ -77,18 +78,7 @@ function graphiqlPolicy(html: string): string {
   const styles = new Set<string>(["'self'", "'unsafe-inline'"]);
   for (const match of html.matchAll(/<link\s[^>]*href\s*=\s*["']?(https?:[^"'\s>]+)/gi))
     styles.add(new URL(match[1]!).origin);
-  return [
-    "default-src 'self'",
-    `script-src ${[...scripts].join(' ')}`,
-    `style-src ${[...styles].join(' ')}`,
-    "font-src 'self' data:",
-    "img-src 'self' data: blob:",
-    "connect-src 'self'",
-    "worker-src 'self' blob:",
-    "frame-ancestors 'self'",
-    "base-uri 'none'",
-    "form-action 'self'",
-  ].join('; ');
+  return pagePolicy(scripts, styles);
 }
 
 /**
