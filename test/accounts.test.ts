@@ -4,7 +4,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, startMuseum, type TestMuseum, upcomingOpenDay } from './support/museum.ts';
+import {
+  basic,
+  openSecondInstance,
+  startMuseum,
+  type TestMuseum,
+  upcomingOpenDay,
+} from './support/museum.ts';
 
 let museum: TestMuseum;
 beforeAll(async () => {
@@ -136,12 +142,7 @@ describe('another instance over the same PostgreSQL', () => {
   it.skipIf(!process.env.TEST_DATABASE_URL)(
     'stops accepting a deleted account within 10 seconds, its credential cache included',
     async () => {
-      const { openMuseum } = await import('../src/app.ts');
-      const { loadConfig } = await import('../src/config.ts');
-      const { createLogger } = await import('../src/logger.ts');
-      const other = await openMuseum(loadConfig({ DATABASE_URL: museum.databaseUrl!, LOG_LEVEL: 'silent' }), {
-        logger: createLogger('silent'),
-      });
+      const other = await openSecondInstance(museum);
       try {
         const input = { name: 'leaving', role: 'visitor', password: 'leaving-password' };
         await museum.graphql(CREATE, { input }, { as: 'staff' });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { addDays } from '../src/common/dates.ts';
 import { basic, STAFF, startMuseum, type TestMuseum, todayUtc, upcomingOpenDay } from './support/museum.ts';
-import { type RunningServer, spawnServer } from './support/server.ts';
+import { type RunningServer, spawnServerFor } from './support/server.ts';
 
 const root = new URL('..', import.meta.url);
 const fixture = (name: string) => new URL(`test/fixtures/arazzo/${name}`, root);
@@ -85,11 +85,7 @@ describe('Redocly Arazzo workflows (redocly respect)', () => {
 
   beforeAll(async () => {
     museum = await startMuseum();
-    server = await spawnServer({
-      DATABASE_URL: museum.databaseUrl ?? 'memory://',
-      MUSEUM_ADMIN_USER: STAFF.name,
-      MUSEUM_ADMIN_PASSWORD: STAFF.password,
-    });
+    server = await spawnServerFor(museum);
     // Same layout as the reference: the workflows in arazzo/, pointing at ../openapi.yaml.
     workDir = await mkdtemp(join(tmpdir(), 'museum-arazzo-'));
     await writeFile(join(workDir, 'openapi.yaml'), await readFile(REFERENCE_OPENAPI));

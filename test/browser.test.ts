@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, STAFF, startMuseum, type TestMuseum } from './support/museum.ts';
-import { type RunningServer, spawnServer } from './support/server.ts';
+import { type RunningServer, spawnServerFor } from './support/server.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 // Locally the test needs Debian's chromium (`apt-get install chromium`); CI (.ci/run) installs it and the
@@ -51,11 +51,7 @@ describe.skipIf(skip)('in a real browser (Chromium)', () => {
 
   beforeAll(async () => {
     museum = await startMuseum();
-    server = await spawnServer({
-      DATABASE_URL: museum.databaseUrl ?? 'memory://',
-      MUSEUM_ADMIN_USER: STAFF.name,
-      MUSEUM_ADMIN_PASSWORD: STAFF.password,
-    });
+    server = await spawnServerFor(museum);
     profile = await mkdtemp(join(tmpdir(), 'museum-chromium-'));
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../src/common/dates.ts';
 import { basic, STAFF, startMuseum, type TestMuseum, todayUtc, upcomingOpenDay } from './support/museum.ts';
-import { type RunningServer, serverEntry, spawnServer } from './support/server.ts';
+import { type RunningServer, serverEntry, spawnServer, spawnServerFor } from './support/server.ts';
 
 describe('npm start on the configured database', () => {
   let museum: TestMuseum;
@@ -16,11 +16,7 @@ describe('npm start on the configured database', () => {
   beforeAll(async () => {
     // Migrated by the test harness; the server finds the schema current and the admin in place.
     museum = await startMuseum();
-    server = await spawnServer({
-      DATABASE_URL: museum.databaseUrl ?? 'memory://',
-      MUSEUM_ADMIN_USER: STAFF.name,
-      MUSEUM_ADMIN_PASSWORD: STAFF.password,
-    });
+    server = await spawnServerFor(museum);
   });
   afterAll(async () => {
     await server?.stop();

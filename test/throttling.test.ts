@@ -3,7 +3,15 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOGIN_THROTTLE } from '../src/accounts/throttling.ts';
 import { clientAddress } from '../src/http/client-address.ts';
-import { basic, OTHER_VISITOR, STAFF, startMuseum, type TestMuseum, VISITOR } from './support/museum.ts';
+import {
+  basic,
+  OTHER_VISITOR,
+  openSecondInstance,
+  STAFF,
+  startMuseum,
+  type TestMuseum,
+  VISITOR,
+} from './support/museum.ts';
 
 // Failed logins are slowed down on purpose (up to 2 s each): these tests take their time.
 vi.setConfig({ testTimeout: 120_000 });
@@ -217,12 +225,7 @@ describe('the client address', () => {
 
 describe('another instance over the same PostgreSQL', () => {
   it.skipIf(!process.env.TEST_DATABASE_URL)('sees the same counts and refusals', async () => {
-    const { openMuseum } = await import('../src/app.ts');
-    const { loadConfig } = await import('../src/config.ts');
-    const { createLogger } = await import('../src/logger.ts');
-    const other = await openMuseum(loadConfig({ DATABASE_URL: museum.databaseUrl!, LOG_LEVEL: 'silent' }), {
-      logger: createLogger('silent'),
-    });
+    const other = await openSecondInstance(museum);
     try {
       const address = '192.0.2.60';
       await fail(LOGIN_THROTTLE.addressLimit, address, 'two-instances');

@@ -152,3 +152,9 @@ export function eventBody(overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/** Another instance of the app over the same PostgreSQL database, as a second server behind a balancer. */
+export function openSecondInstance(museum: TestMuseum): Promise<Museum> {
+  const config = loadConfig({ DATABASE_URL: museum.databaseUrl!, LOG_LEVEL: 'silent' });
+  return openMuseum(config, { logger: createLogger('silent'), announce: () => {} });
+}

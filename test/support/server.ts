@@ -1,6 +1,7 @@
 // The server as `npm start` runs it: a child process on a free port of 127.0.0.1.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { STAFF, type TestMuseum } from './museum.ts';
 
 export const serverEntry = new URL('../../src/server.ts', import.meta.url).pathname;
 
@@ -56,4 +57,14 @@ export async function spawnServer(env: Record<string, string>): Promise<RunningS
       return exited;
     },
   };
+}
+
+/** A server process over the test museum's database (PostgreSQL), or its own in memory, with the staff account. */
+export function spawnServerFor(museum: TestMuseum, env: Record<string, string> = {}): Promise<RunningServer> {
+  return spawnServer({
+    DATABASE_URL: museum.databaseUrl ?? 'memory://',
+    MUSEUM_ADMIN_USER: STAFF.name,
+    MUSEUM_ADMIN_PASSWORD: STAFF.password,
+    ...env,
+  });
 }
