@@ -92,10 +92,9 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
           pathname === DOCS_PATHS.docs ||
           pathname.startsWith(`${DOCS_PATHS.docs}/`),
         corsOrigins: deps.config.corsOrigins,
-        maxConcurrentRequests: deps.config.maxConcurrentRequests,
       }),
       useQueryLimits({ introspection: deps.config.introspection }),
-      useExecutionTimeout(deps.config.requestTimeoutMs),
+      useExecutionTimeout(deps.config.operationTimeoutMs),
       useHealth(deps.db, options.isDraining ?? (() => false)),
       useAuthGate(),
       useInputErrors(),
@@ -147,6 +146,7 @@ export async function openMuseum(
     const authenticator = createAuthenticator({
       findAccount: (name) => findCredentials(db.fork(), name),
       throttle,
+      audit: (message, fields) => logger.warn(message, fields),
     });
     const deps: AppDeps = { config, db, clock, authenticator, logger, throttle };
     const purge = setInterval(() => {

@@ -49,6 +49,9 @@ export const configSchema = z.object({
   CORS_ORIGINS: originList.optional(),
   TRUST_PROXY: flag.default(false),
   MAX_CONCURRENT_REQUESTS: positiveInt.default(256),
+  MAX_CONCURRENT_REQUESTS_PER_CLIENT: positiveInt.default(32),
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt.max(600_000).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt.max(3_600_000).default(30_000),
   REQUEST_TIMEOUT_MS: positiveInt.max(600_000).default(15_000),
 });
 
@@ -72,8 +75,12 @@ export interface Config {
   /** Take the client address from `X-Forwarded-For` (the proxy's last hop) rather than the connection. */
   trustProxy: boolean;
   maxConcurrentRequests: number;
-  /** How long one operation may run before it is answered 503. */
+  maxConcurrentRequestsPerClient: number;
+  /** How long a client has to send its request headers, and its whole request, before 408. */
+  headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** How long one operation may run before it is answered 503. */
+  operationTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -95,6 +102,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `Invalid configuration: ${missing} must be set together with ${missing === 'MUSEUM_ADMIN_USER' ? 'MUSEUM_ADMIN_PASSWORD' : 'MUSEUM_ADMIN_USER'}`,
     );
   }
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS)
+    throw new ConfigError(
+      'Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS',
+    );
   const database: Config['database'] =
     e.DATABASE_URL === undefined
       ? { kind: 'embedded', dataDir: e.MUSEUM_DATA_DIR }
@@ -118,6 +129,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: e.CORS_ORIGINS ?? [],
     trustProxy: e.TRUST_PROXY,
     maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS,
-    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    maxConcurrentRequestsPerClient: e.MAX_CONCURRENT_REQUESTS_PER_CLIENT,
+    headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+    operationTimeoutMs: e.REQUEST_TIMEOUT_MS,
   };
 }

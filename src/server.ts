@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import { type Museum, openMuseum } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError } from './db/database.ts';
+import { guardedListener } from './http/listener.ts';
 import { createLogger } from './logger.ts';
 
 // Reads the configuration, opens the museum, listens; on SIGTERM/SIGINT stops accepting, lets requests
@@ -27,13 +28,21 @@ try {
 }
 const server = createServer(
   {
-    // A client gets 10 s to send its headers and 30 s for the whole request (slow-loris), then 408.
-    headersTimeout: 10_000,
-    requestTimeout: 30_000,
+    // A client gets HTTP_HEADERS_TIMEOUT_MS (10 s) to send its headers and HTTP_REQUEST_TIMEOUT_MS (30 s)
+    // for the whole request (slow-loris), then 408. Node checks them every connectionsCheckingInterval,
+    // so a short interval keeps each within a quarter second of what it says.
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    connectionsCheckingInterval: 250,
     // Headers beyond 16 KiB are refused with 431 before the app sees them.
     maxHeaderSize: 16 * 1024,
   },
-  museum.app,
+  guardedListener(museum.app, {
+    maxConcurrentRequests: config.maxConcurrentRequests,
+    maxConcurrentRequestsPerClient: config.maxConcurrentRequestsPerClient,
+    trustProxy: config.trustProxy,
+    logger,
+  }),
 );
 server.keepAliveTimeout = 5_000;
 // Idle sockets are closed after a minute; a slow operation is bounded by REQUEST_TIMEOUT_MS (503).

@@ -382,24 +382,8 @@ describe('CORS_ORIGINS', () => {
   });
 });
 
-describe('concurrency cap and execution timeout', () => {
-  it('answers requests beyond MAX_CONCURRENT_REQUESTS with 503 and Retry-After, then serves again', async () => {
-    const capped = await startMuseum({ MAX_CONCURRENT_REQUESTS: '1' });
-    try {
-      // The first request holds the only slot while its password is checked (scrypt).
-      const [slow, refused] = await Promise.all([
-        call(capped, 'GET', '/museum-hours', { authorization: basic(STAFF.name, STAFF.password) }),
-        call(capped, 'GET', '/health/live'),
-      ]);
-      expect(slow.status).toBe(200);
-      expectProblem(refused, 503, 'Service unavailable');
-      expect(refused.headers.get('retry-after')).toBe('1');
-      expect((await call(capped, 'GET', '/health/live')).status).toBe(200);
-    } finally {
-      await capped.close();
-    }
-  }, 90_000);
-
+// The in-flight caps are held by the node:http listener: test/security/ attacks them over real sockets.
+describe('execution timeout', () => {
   it('answers an operation that runs past REQUEST_TIMEOUT_MS with a 503 problem', async () => {
     const hasty = await startMuseum({ REQUEST_TIMEOUT_MS: '1' });
     try {

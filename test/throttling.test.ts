@@ -1,5 +1,6 @@
-// Login throttling (C2): failed HTTP Basic logins counted per client address and per account name in
-// PostgreSQL; slowed, then 429 with Retry-After; a correct login resets the counts.
+// Login throttling (C2): password checks reserved per (client address, account name), per address and per
+// account name in PostgreSQL; slowed, then 429 with Retry-After for a pair or an address, never for a name
+// alone; a correct login resets its pair.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOGIN_THROTTLE } from '../src/accounts/throttling.ts';
 import { clientAddress } from '../src/http/client-address.ts';
@@ -59,10 +60,10 @@ async function fail(count: number, address: string, name: string = VISITOR.name)
   }
 }
 
-describe('failed logins from one address', () => {
-  it('are refused with 429 and Retry-After after the limit, REST and GraphQL, even with the right password', async () => {
+describe('password checks for one address and account name', () => {
+  it('are refused with 429 and Retry-After past the limit, REST and GraphQL, even with the right password', async () => {
     const address = '192.0.2.10';
-    await fail(LOGIN_THROTTLE.addressLimit, address, 'nobody-at-all');
+    await fail(LOGIN_THROTTLE.pairLimit, address, OTHER_VISITOR.name);
     const refused = await get(museum, basic(OTHER_VISITOR.name, OTHER_VISITOR.password), address);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('content-type')).toBe('application/problem+json');
@@ -74,17 +75,31 @@ describe('failed logins from one address', () => {
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(LOGIN_THROTTLE.blockSeconds - 30);
     expect(retryAfter).toBeLessThanOrEqual(LOGIN_THROTTLE.blockSeconds);
-    const gql = await graphql(wrong('nobody-at-all', 99), address);
+    const gql = await graphql(wrong(OTHER_VISITOR.name, 99), address);
     expect(gql.status).toBe(429);
     expect(gql.headers.get('retry-after')).toBeTruthy();
     expect(gql.body.errors[0].extensions.code).toBe('TOO_MANY_REQUESTS');
     expect(gql.body.data).toBeUndefined();
-    // Another address is not affected.
+    // The same account from another address, and another account from this one, are not affected.
     expect((await get(museum, basic(OTHER_VISITOR.name, OTHER_VISITOR.password), '192.0.2.11')).status).toBe(
       200,
     );
+    expect((await get(museum, basic(VISITOR.name, VISITOR.password), address)).status).toBe(200);
     // Requests without credentials are not throttled: they are plain 401s.
     expect((await get(museum, undefined, address)).status).toBe(401);
+    await museum.deps.throttle!.unlock(OTHER_VISITOR.name);
+  });
+
+  it('are counted before the password is checked: a burst sent at once gets no more checks than the limit', async () => {
+    const address = '192.0.2.15';
+    const name = 'burst-target';
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => get(museum, wrong(name, i), address).then((r) => r.status)),
+    );
+    const count = (status: number) => answers.filter((s) => s === status).length;
+    expect(count(401)).toBeLessThanOrEqual(LOGIN_THROTTLE.pairLimit);
+    expect(count(401) + count(429)).toBe(40);
+    expect(count(429)).toBeGreaterThanOrEqual(40 - LOGIN_THROTTLE.pairLimit);
   });
 
   it('are slowed down before they are refused', async () => {
@@ -108,23 +123,25 @@ describe('failed logins from one address', () => {
       { input: { name, role: 'visitor', password: 'reset-password' } },
       { as: 'staff' },
     );
-    await fail(LOGIN_THROTTLE.addressLimit - 1, address, name);
+    await fail(LOGIN_THROTTLE.pairLimit - 1, address, name);
     expect((await get(museum, basic(name, 'reset-password'), address)).status).toBe(200);
     const rows = await museum.deps.db
       .fork()
-      .execute(`select key from login_throttle where key = ?`, [`address:${address}`]);
-    expect(rows).toEqual([]);
-    // Counted from zero again: nine more failures are still 401s, the tenth refuses.
-    await fail(LOGIN_THROTTLE.addressLimit - 1, address, 'someone-else');
-    expect((await get(museum, wrong('someone-else', 50), address)).status).toBe(401);
-    expect((await get(museum, basic(name, 'reset-password-wrong'), address)).status).toBe(429);
+      .execute<{ key: string; failures: number }[]>(
+        `select key, failures from login_throttle where key like 'pair:192.0.2.30|%' or key = ?`,
+        [`address:${address}`],
+      );
+    // The pair is cleared; the address keeps its failures, not the successful check.
+    expect(rows).toEqual([{ key: `address:${address}`, failures: LOGIN_THROTTLE.pairLimit - 1 }]);
+    // Counted from zero again: nine more failures are still 401s, the tenth too, the eleventh refuses.
+    await fail(LOGIN_THROTTLE.pairLimit, address, name);
+    expect((await get(museum, basic(name, 'reset-password'), address)).status).toBe(429);
 
     // The refusal ends (moved into the past here, on every instance alike, as the database keeps it)...
     await museum.deps.db
       .fork()
       .execute(
-        `update login_throttle set blocked_until = now() - interval '1 second', window_started_at = now() - interval '10 minutes' where key = ?`,
-        [`address:${address}`],
+        `update login_throttle set blocked_until = now() - interval '1 second', window_started_at = now() - interval '10 minutes' where key like 'pair:192.0.2.30|%'`,
       );
     // ...and this instance forgets what it remembered of it (as it does by itself within 30 seconds).
     museum.deps.throttle!.forgetRefusals();
@@ -132,26 +149,45 @@ describe('failed logins from one address', () => {
     // A new window: the next failure is the first again.
     expect((await get(museum, wrong(name, 77), address)).status).toBe(401);
   });
+
+  it('end at once when the account is unlocked', async () => {
+    const address = '192.0.2.35';
+    await fail(LOGIN_THROTTLE.pairLimit, address, VISITOR.name);
+    expect((await get(museum, basic(VISITOR.name, VISITOR.password), address)).status).toBe(429);
+    await museum.deps.throttle!.unlock(VISITOR.name);
+    expect((await get(museum, basic(VISITOR.name, VISITOR.password), address)).status).toBe(200);
+  });
+});
+
+describe('failed logins from one address, whatever the names', () => {
+  it('are refused past the looser address ceiling, even for another account with the right password', async () => {
+    const address = '192.0.2.45';
+    for (let i = 0; i < LOGIN_THROTTLE.addressLimit; i++) {
+      const response = await get(museum, wrong(`sprayed-${i}`, i), address);
+      expect(response.status, `failure ${i + 1}`).toBe(401);
+    }
+    const refused = await get(museum, basic(OTHER_VISITOR.name, OTHER_VISITOR.password), address);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBeTruthy();
+    expect((await get(museum, basic(OTHER_VISITOR.name, OTHER_VISITOR.password), '192.0.2.46')).status).toBe(
+      200,
+    );
+  });
 });
 
 describe('failed logins for one account name', () => {
-  it('are refused from any address once the account limit is reached', async () => {
+  it('from many addresses never lock the account out: the right password still signs in', async () => {
     const name = STAFF.name;
-    for (let i = 0; i < LOGIN_THROTTLE.accountLimit; i++) {
+    for (let i = 0; i < 2 * LOGIN_THROTTLE.pairLimit + 1; i++) {
       const response = await get(museum, wrong(name, i), `198.51.100.${i + 1}`);
       expect(response.status, `failure ${i + 1}`).toBe(401);
     }
-    const refused = await get(museum, basic(STAFF.name, STAFF.password), '198.51.100.200');
-    expect(refused.status).toBe(429);
-    expect(refused.headers.get('retry-after')).toBeTruthy();
-    // Other accounts are not affected.
-    expect((await get(museum, basic(VISITOR.name, VISITOR.password), '198.51.100.201')).status).toBe(200);
+    expect((await get(museum, basic(STAFF.name, STAFF.password), '198.51.100.200')).status).toBe(200);
     // The table holds a digest of the name, never the name itself.
     const keys = (
       await museum.deps.db.fork().execute<{ key: string }[]>('select key from login_throttle')
     ).map((row) => row.key);
     expect(keys.some((key) => key.includes(STAFF.name))).toBe(false);
-    await museum.deps.db.fork().execute(`delete from login_throttle where key like 'account:%'`);
   });
 });
 
@@ -187,7 +223,7 @@ describe('the client address', () => {
 
   it('rotating X-Forwarded-For does not escape the limit without TRUST_PROXY', async () => {
     const address = '192.0.2.50';
-    for (let i = 0; i < LOGIN_THROTTLE.addressLimit; i++) {
+    for (let i = 0; i < LOGIN_THROTTLE.pairLimit; i++) {
       const response = await get(museum, wrong('rotating', i), address, {
         'x-forwarded-for': `203.0.113.${i}`,
       });
@@ -202,7 +238,7 @@ describe('the client address', () => {
     const proxied = await startMuseum({ TRUST_PROXY: 'true' });
     try {
       const proxy = '10.0.0.1';
-      for (let i = 0; i < LOGIN_THROTTLE.addressLimit; i++) {
+      for (let i = 0; i < LOGIN_THROTTLE.pairLimit; i++) {
         const response = await get(proxied, wrong('proxied', i), proxy, { 'x-forwarded-for': '203.0.113.7' });
         expect(response.status).toBe(401);
       }
@@ -228,7 +264,7 @@ describe('another instance over the same PostgreSQL', () => {
     const other = await openSecondInstance(museum);
     try {
       const address = '192.0.2.60';
-      await fail(LOGIN_THROTTLE.addressLimit, address, 'two-instances');
+      await fail(LOGIN_THROTTLE.pairLimit, address, VISITOR.name);
       const response = await other.app.fetch(
         'http://museum.test/museum-hours',
         { headers: { authorization: basic(VISITOR.name, VISITOR.password) } },
@@ -236,6 +272,7 @@ describe('another instance over the same PostgreSQL', () => {
       );
       expect(response.status).toBe(429);
       expect(response.headers.get('retry-after')).toBeTruthy();
+      await museum.deps.throttle!.unlock(VISITOR.name);
     } finally {
       await other.close();
     }

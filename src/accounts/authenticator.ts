@@ -18,7 +18,7 @@ export interface StoredCredentials extends Principal {
 export type Authentication =
   | { status: 'anonymous' }
   | { status: 'rejected'; reason: string }
-  /** Too many failed logins from this address or for this name: refused unchecked, for `retryAfter` s. */
+  /** Too many checks for this address and name, or from this address: refused unchecked, `retryAfter` s. */
   | { status: 'throttled'; retryAfter: number }
   | { status: 'authenticated'; principal: Principal };
 
@@ -28,10 +28,16 @@ export interface AuthenticatorOptions {
   cacheTtlMs?: number;
   maxCacheEntries?: number;
   now?: () => number;
-  /** Counts failed logins and refuses clients that failed too often (src/accounts/throttling.ts). */
+  /** Reserves each password check against the client and the name (src/accounts/throttling.ts). */
   throttle?: LoginThrottler;
   /** Holds a failure's answer back (tests replace it). */
   sleep?: (ms: number) => Promise<void>;
+  /** The audit trail: every failed login and every lock-out, with the account name and the client address. */
+  audit?: (message: string, fields: Record<string, unknown>) => void;
+  /** Password checks (scrypt: ~50 ms of CPU and 32 MiB each) running at once on this instance. */
+  maxConcurrentChecks?: number;
+  /** Checks running or waiting for one client address; beyond, 429 at once. */
+  maxPendingChecksPerAddress?: number;
 }
 
 type Outcome = Principal | { throttled: number } | null;
@@ -43,41 +49,51 @@ interface CacheEntry {
 
 const isPrincipal = (outcome: Outcome): outcome is Principal => outcome !== null && 'role' in outcome;
 
+/** The password checks waiting for a turn, in all, before further ones are refused. */
+const MAX_WAITING_CHECKS = 256;
+
 /**
  * HTTP Basic (RFC 7617) authentication with a short-lived cache of verified credentials: scrypt runs once
  * per credential and TTL, not once per request. Concurrent requests with the same credential share one
  * verification. Only successes stay cached, so a changed password or deleted account stops working once
- * the entry expires (or at once on this instance, through `forget`).
+ * the entry expires (or at once on this instance, through `forget`). Password checks are bounded: a few
+ * at once, a few pending per client address, each reserved with the throttle before it runs.
  */
 export function createAuthenticator(options: AuthenticatorOptions) {
   const ttl = options.cacheTtlMs ?? 5_000;
   const maxEntries = options.maxCacheEntries ?? 10_000;
   const now = options.now ?? Date.now;
-  // Keyed by a digest of the header, so the cache never holds a password in clear.
+  const audit = options.audit ?? (() => {});
+  // Keyed by a digest of the decoded credentials (never the password in clear), so every spelling of
+  // one Basic header (`basic`, extra spaces) finds the same entry.
   const cache = new Map<string, CacheEntry & { name: string }>();
+  const gate = createCheckGate(options.maxConcurrentChecks ?? 4, options.maxPendingChecksPerAddress ?? 8);
 
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
   async function verify(name: string, password: string, address: string): Promise<Outcome> {
+    const logged = { account: name.slice(0, 64), address };
     const keys = throttleKeys(address, name);
-    const verdict = options.throttle ? await options.throttle.check(keys) : null;
-    if (verdict?.retryAfter) return { throttled: verdict.retryAfter };
+    const reservation = options.throttle ? await options.throttle.reserve(keys) : null;
+    if (reservation?.refused) {
+      if (reservation.lockedOutNow)
+        audit('login locked out', { ...logged, scope: reservation.scope, seconds: reservation.retryAfter });
+      return { throttled: reservation.retryAfter };
+    }
     const account = await options.findAccount(name);
     const ok = await verifyPassword(password, account?.passwordHash ?? (await decoyHash()));
     if (ok && account) {
-      if (verdict?.recorded) await options.throttle?.succeeded(keys);
+      if (reservation) await options.throttle?.succeeded(keys);
       return { id: account.id, name: account.name, role: account.role };
     }
-    if (options.throttle) {
-      const { delayMs } = await options.throttle.failed(keys);
-      if (delayMs > 0) await sleep(delayMs);
-    }
+    audit('login failed', logged);
+    if (reservation && reservation.failureDelayMs > 0) await sleep(reservation.failureDelayMs);
     return null;
   }
 
   /**
-   * `address` is the client's (src/http/client-address.ts); failed attempts are counted against it and
-   * the account name, but only when the password is actually checked: a cached credential costs nothing.
+   * `address` is the client's (src/http/client-address.ts); attempts are counted against it and the
+   * account name, but only when the password is actually checked: a cached credential costs nothing.
    */
   async function authenticate(header: string | null, address = 'unknown'): Promise<Authentication> {
     if (header === null) return { status: 'anonymous' };
@@ -85,15 +101,23 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     if (!credentials)
       return { status: 'rejected', reason: 'The Authorization header is not valid HTTP Basic' };
 
-    const key = createHash('sha256').update(header).digest('base64');
+    const key = createHash('sha256').update(`${credentials.name}:${credentials.password}`).digest('base64');
     const at = now();
     let entry = cache.get(key);
     if (!entry || entry.expiresAt <= at) {
       if (cache.size >= maxEntries) evictExpired(at);
+      const checked = gate(address, () => verify(credentials.name, credentials.password, address));
       entry = {
         name: credentials.name,
         expiresAt: at + ttl,
-        result: verify(credentials.name, credentials.password, address),
+        result: checked.then((outcome) => {
+          if (outcome !== undefined) return outcome;
+          audit('login refused: too many password checks in progress', {
+            account: credentials.name.slice(0, 64),
+            address,
+          });
+          return { throttled: 1 };
+        }),
       };
       cache.set(key, entry);
       const settled = entry;
@@ -122,14 +146,64 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   return { authenticate, forget };
 }
 
+/**
+ * Runs work with at most `concurrency` at once, first come first served; a key (a client address) may
+ * have at most `maxPerKey` running or waiting, and the queue holds at most MAX_WAITING_CHECKS. Work that
+ * finds no place resolves `undefined` at once.
+ */
+function createCheckGate(concurrency: number, maxPerKey: number) {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const pending = new Map<string, number>();
+  return async <T>(key: string, work: () => Promise<T>): Promise<T | undefined> => {
+    const mine = pending.get(key) ?? 0;
+    if (mine >= maxPerKey || waiting.length >= MAX_WAITING_CHECKS) return undefined;
+    pending.set(key, mine + 1);
+    try {
+      if (running < concurrency) running++;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      try {
+        return await work();
+      } finally {
+        // Hand the turn straight to the next in line, or give it back.
+        const next = waiting.shift();
+        if (next) next();
+        else running--;
+      }
+    } finally {
+      const left = (pending.get(key) ?? 1) - 1;
+      if (left > 0) pending.set(key, left);
+      else pending.delete(key);
+    }
+  };
+}
+
 export type Authenticator = ReturnType<typeof createAuthenticator>;
 
-/** Parses `Basic base64(name:password)`; null when it isn't that. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+// RFC 7617 §2: neither the user-id nor the password may contain control characters.
+const hasControlCharacter = (text: string) => {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+};
+
+/**
+ * Parses `Basic base64(name:password)`; null when it isn't that: not base64, not UTF-8, no name, or a
+ * control character (a NUL byte would otherwise reach the database, which refuses it).
+ */
 export function parseBasic(header: string): { name: string; password: string } | null {
   const match = /^Basic[ ]+([A-Za-z0-9+/]+={0,2})[ ]*$/i.exec(header);
   if (!match) return null;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  let decoded: string;
+  try {
+    decoded = strictUtf8.decode(Buffer.from(match[1]!, 'base64'));
+  } catch {
+    return null;
+  }
   const colon = decoded.indexOf(':');
-  if (colon <= 0) return null;
+  if (colon <= 0 || hasControlCharacter(decoded)) return null;
   return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

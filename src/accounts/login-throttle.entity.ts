@@ -1,8 +1,9 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 
 /**
- * Failed HTTP Basic logins counted per key (`address:…` for a client address, `account:…` for a digest of
- * an account name) over a window, shared by every instance through the database.
+ * HTTP Basic password checks counted per key (`pair:…` for a client address and account name, `address:…`
+ * for a client address, `account:…` for a digest of an account name) over a window, shared by every
+ * instance through the database; `failureLimit` is the count past which the key is refused (null: never).
  */
 export const LoginThrottle = defineEntity({
   name: 'LoginThrottle',
@@ -12,6 +13,7 @@ export const LoginThrottle = defineEntity({
     failures: p.integer(),
     windowStartedAt: p.datetime().index('login_throttle_window_started_at_index'),
     blockedUntil: p.datetime().nullable(),
+    failureLimit: p.integer().nullable(),
   },
 });
 

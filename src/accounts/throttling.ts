@@ -2,175 +2,195 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
- * Failed logins per client address and per account name, in a window of five minutes: from the fifth the
- * failure answer is slowed down (250 ms more each time, at most 2 s); at the tenth from one address, or the
- * twentieth for one account name from anywhere, that address or name is refused with 429 for five minutes
- * without checking the password. A correct login (when not refused) clears its address and name.
+ * Password checks counted over a window of five minutes, and reserved before the check runs, so guesses
+ * sent all at once count as surely as guesses sent one by one:
+ * - per pair (client address, account name): the 11th check within the window is refused with 429 for
+ *   five minutes, without checking the password;
+ * - per client address, whatever the names: the 101st is refused likewise (a looser ceiling, so that one
+ *   guesser cannot lock out the other people behind the same address or proxy, nor try many names);
+ * - per account name, from anywhere: never refused, so nobody can lock another person out; from the fifth
+ *   failure each failed answer is held back 250 ms more, at most 2 s.
+ * A correct password clears its pair and account name, and gives its reservation back to the address.
  */
 export const LOGIN_THROTTLE = {
   windowSeconds: 5 * 60,
   blockSeconds: 5 * 60,
+  pairLimit: 10,
+  addressLimit: 100,
   slowAfter: 5,
   delayStepMs: 250,
   maxDelayMs: 2_000,
-  addressLimit: 10,
-  accountLimit: 20,
 } as const;
 
 export interface ThrottleKey {
   key: string;
-  limit: number;
+  /** Checks allowed within the window; null: counted (for the delay), never refused. */
+  limit: number | null;
 }
+
+export interface ThrottleKeys {
+  pair: ThrottleKey;
+  address: ThrottleKey;
+  account: ThrottleKey;
+}
+
+const digest = (name: string) => createHash('sha256').update(name).digest('base64url').slice(0, 32);
 
 /** The keys a login attempt counts against; the name is stored as a digest, never as written. */
-export function throttleKeys(address: string, name: string): ThrottleKey[] {
-  const account = createHash('sha256').update(name).digest('base64url').slice(0, 32);
-  return [
-    { key: `address:${address}`.slice(0, 100), limit: LOGIN_THROTTLE.addressLimit },
-    { key: `account:${account}`, limit: LOGIN_THROTTLE.accountLimit },
-  ];
+export function throttleKeys(address: string, name: string): ThrottleKeys {
+  const account = digest(name);
+  const where = address.slice(0, 60);
+  return {
+    pair: { key: `pair:${where}|${account}`, limit: LOGIN_THROTTLE.pairLimit },
+    address: { key: `address:${where}`, limit: LOGIN_THROTTLE.addressLimit },
+    account: { key: `account:${account}`, limit: null },
+  };
 }
 
-export interface Verdict {
-  /** Seconds until the refusal ends, when one of the keys is refused. */
-  retryAfter: number | null;
-  /** Whether any of the keys has failures on record (so a success has something to clear). */
-  recorded: boolean;
-}
+export type Reservation =
+  /** Refused unchecked for `retryAfter` seconds; `lockedOutNow` when this very attempt began the refusal. */
+  | { refused: true; retryAfter: number; lockedOutNow: boolean; scope: 'pair' | 'address' }
+  /** Go ahead; a failure is answered after `failureDelayMs`. */
+  | { refused: false; failureDelayMs: number };
 
 export interface LoginThrottler {
-  check(keys: ThrottleKey[]): Promise<Verdict>;
-  /** Counts a failure; returns how long to hold the answer back. */
-  failed(keys: ThrottleKey[]): Promise<{ delayMs: number }>;
-  succeeded(keys: ThrottleKey[]): Promise<void>;
+  /** Counts an attempt against its keys before its password is checked, or refuses it. */
+  reserve(keys: ThrottleKeys): Promise<Reservation>;
+  /** The password was right: clears the pair and the account name, gives the address its attempt back. */
+  succeeded(keys: ThrottleKeys): Promise<void>;
   purge(): Promise<void>;
   /** Drops this instance's memory of refusals, so the next attempt asks the database again. */
   forgetRefusals(): void;
+  /** Ends every refusal and count of an account name (and of its pairs), on every instance. */
+  unlock(name: string): Promise<void>;
 }
 
 /** How long a refusal seen in the database is trusted from memory before the database is asked again. */
 const REMEMBER_MS = 30_000;
+const MAX_REMEMBERED = 10_000;
 
 /**
  * The counters live in PostgreSQL (table `login_throttle`), so every instance behind a balancer sees the
- * same counts; a refusal seen once is also remembered in memory for up to 30 seconds, so a refused client
- * costs at most one query per key and half minute. Only logins that reach the password check touch the table: a credential verified in
- * the last seconds is answered from the authenticator's cache.
+ * same counts; one statement reserves an attempt against all three keys. A refusal seen once is also
+ * remembered in memory for up to 30 seconds, so a refused client costs no query at all meanwhile. Only
+ * logins that reach the password check are counted: a credential verified in the last seconds is answered
+ * from the authenticator's cache.
  */
 export function createLoginThrottler(fork: () => EntityManager): LoginThrottler {
-  const blockedUntil = new Map<string, number>();
-  /** When each remembered refusal ends according to the database (for Retry-After). */
-  const refusedUntil = new Map<string, number>();
-  const MAX_REMEMBERED = 10_000;
+  /** key → [remember until, refused until] (ms since the epoch). */
+  const refusals = new Map<string, [number, number]>();
 
   function remember(key: string, seconds: number) {
-    if (blockedUntil.size >= MAX_REMEMBERED) {
-      const now = Date.now();
-      for (const [k, until] of blockedUntil) if (until <= now) blockedUntil.delete(k);
-      if (blockedUntil.size >= MAX_REMEMBERED) blockedUntil.delete(blockedUntil.keys().next().value!);
-      for (const k of refusedUntil.keys()) if (!blockedUntil.has(k)) refusedUntil.delete(k);
+    const now = Date.now();
+    if (refusals.size >= MAX_REMEMBERED) {
+      for (const [k, [until]] of refusals) if (until <= now) refusals.delete(k);
+      if (refusals.size >= MAX_REMEMBERED) refusals.delete(refusals.keys().next().value!);
     }
-    blockedUntil.set(key, Date.now() + Math.min(seconds * 1000, REMEMBER_MS));
-    refusedUntil.set(key, Date.now() + seconds * 1000);
+    refusals.set(key, [now + Math.min(seconds * 1000, REMEMBER_MS), now + seconds * 1000]);
   }
 
-  function rememberedRetryAfter(keys: ThrottleKey[]): number | null {
-    let longest = 0;
+  function remembered(keys: ThrottleKeys): Reservation | null {
     const now = Date.now();
-    for (const { key } of keys) {
-      const until = blockedUntil.get(key);
-      if (until === undefined) continue;
-      if (until <= now) {
-        blockedUntil.delete(key);
-        refusedUntil.delete(key);
-      } else longest = Math.max(longest, until - now);
+    for (const scope of ['pair', 'address'] as const) {
+      const entry = refusals.get(keys[scope].key);
+      if (!entry) continue;
+      if (entry[0] <= now) {
+        refusals.delete(keys[scope].key);
+        continue;
+      }
+      const retryAfter = Math.max(1, Math.ceil((entry[1] - now) / 1000));
+      return { refused: true, retryAfter, lockedOutNow: false, scope };
     }
-    return longest > 0 ? Math.ceil(longest / 1000) : null;
+    return null;
   }
+
+  const { windowSeconds: W, blockSeconds: B } = LOGIN_THROTTLE;
 
   return {
-    async check(keys) {
-      if (rememberedRetryAfter(keys) !== null) {
-        // Refused a moment ago: answer without a query, with the database's remaining time if known.
-        const until = Math.max(...keys.map(({ key }) => refusedUntil.get(key) ?? 0));
-        return { retryAfter: Math.max(1, Math.ceil((until - Date.now()) / 1000)), recorded: true };
-      }
-      const rows = await fork().execute<{ key: string; retry_after: number | null }[]>(
-        `select key, ceil(extract(epoch from blocked_until - now()))::int as retry_after
-         from login_throttle where key in (${keys.map(() => '?').join(', ')})
-         and (window_started_at > now() - make_interval(secs => ?) or blocked_until > now())`,
-        [...keys.map(({ key }) => key), LOGIN_THROTTLE.windowSeconds],
+    async reserve(keys) {
+      const known = remembered(keys);
+      if (known) return known;
+      const ordered = [keys.pair, keys.address, keys.account];
+      // One row per key, in a fixed order (pair, address, account) so concurrent reservations never
+      // deadlock; the row lock on each key orders concurrent attempts, so the limit holds exactly.
+      const rows = await fork().execute<
+        { key: string; failures: number; retry_after: number | null; locked_now: boolean }[]
+      >(
+        `insert into login_throttle as t (key, failures, window_started_at, blocked_until, failure_limit)
+         select k.key, 1, now(), null, k.failure_limit
+         from (values (?, ?::int, 1), (?, ?::int, 2), (?, ?::int, 3)) as k(key, failure_limit, position)
+         order by k.position
+         on conflict (key) do update set
+           failures = case
+             when t.blocked_until > now() then t.failures
+             when t.window_started_at <= now() - make_interval(secs => ${W}) then 1
+             else t.failures + 1 end,
+           window_started_at = case
+             when (t.blocked_until is null or t.blocked_until <= now())
+               and t.window_started_at <= now() - make_interval(secs => ${W}) then now()
+             else t.window_started_at end,
+           blocked_until = case
+             when t.blocked_until > now() then t.blocked_until
+             when excluded.failure_limit is not null and (case
+               when t.window_started_at <= now() - make_interval(secs => ${W}) then 1
+               else t.failures + 1 end) > excluded.failure_limit then now() + make_interval(secs => ${B})
+             end,
+           failure_limit = excluded.failure_limit
+         returning key, failures,
+           ceil(extract(epoch from blocked_until - now()))::int as retry_after,
+           (blocked_until is not null and failures = failure_limit + 1) as locked_now`,
+        ordered.flatMap(({ key, limit }) => [key, limit]),
       );
-      let retryAfter: number | null = null;
-      for (const row of rows) {
-        if (row.retry_after === null || row.retry_after <= 0) continue;
-        remember(row.key, row.retry_after);
-        retryAfter = Math.max(retryAfter ?? 0, row.retry_after);
-      }
-      return { retryAfter, recorded: rows.length > 0 };
-    },
-
-    async failed(keys) {
       let failures = 0;
-      const em = fork();
-      for (const { key, limit } of keys) {
-        // One statement per key: a new window when the old one is over, the count, and the refusal.
-        const [row] = await em.execute<{ failures: number; retry_after: number | null }[]>(
-          `insert into login_throttle as t (key, failures, window_started_at, blocked_until)
-           values (?, 1, now(), case when 1 >= ? then now() + make_interval(secs => ?) end)
-           on conflict (key) do update set
-             failures = case when t.window_started_at <= now() - make_interval(secs => ?) then 1
-                        else t.failures + 1 end,
-             window_started_at = case when t.window_started_at <= now() - make_interval(secs => ?) then now()
-                                 else t.window_started_at end,
-             blocked_until = case
-               when (case when t.window_started_at <= now() - make_interval(secs => ?) then 1
-                     else t.failures + 1 end) >= ? then now() + make_interval(secs => ?)
-               when t.blocked_until > now() then t.blocked_until end
-           returning failures, ceil(extract(epoch from blocked_until - now()))::int as retry_after`,
-          [
-            key,
-            limit,
-            LOGIN_THROTTLE.blockSeconds,
-            LOGIN_THROTTLE.windowSeconds,
-            LOGIN_THROTTLE.windowSeconds,
-            LOGIN_THROTTLE.windowSeconds,
-            limit,
-            LOGIN_THROTTLE.blockSeconds,
-          ],
-        );
-        if (!row) continue;
-        failures = Math.max(failures, row.failures);
-        if (row.retry_after !== null && row.retry_after > 0) remember(key, row.retry_after);
+      for (const scope of ['pair', 'address'] as const) {
+        const row = rows.find((r) => r.key === keys[scope].key);
+        if (row?.retry_after && row.retry_after > 0) {
+          remember(row.key, row.retry_after);
+          return { refused: true, retryAfter: row.retry_after, lockedOutNow: row.locked_now, scope };
+        }
       }
+      for (const row of rows) if (row.key !== keys.address.key) failures = Math.max(failures, row.failures);
+      // This attempt is already counted: the fifth failure is the fifth reservation.
       const over = failures - LOGIN_THROTTLE.slowAfter + 1;
       return {
-        delayMs: over > 0 ? Math.min(LOGIN_THROTTLE.maxDelayMs, over * LOGIN_THROTTLE.delayStepMs) : 0,
+        refused: false,
+        failureDelayMs: over > 0 ? Math.min(LOGIN_THROTTLE.maxDelayMs, over * LOGIN_THROTTLE.delayStepMs) : 0,
       };
     },
 
     async succeeded(keys) {
-      for (const { key } of keys) {
-        blockedUntil.delete(key);
-        refusedUntil.delete(key);
-      }
+      refusals.delete(keys.pair.key);
       await fork().execute(
-        `delete from login_throttle where key in (${keys.map(() => '?').join(', ')}) and
-         (blocked_until is null or blocked_until <= now())`,
-        keys.map(({ key }) => key),
+        `with cleared as (
+           delete from login_throttle where key in (?, ?) and (blocked_until is null or blocked_until <= now())
+         ), emptied as (
+           delete from login_throttle where key = ? and failures <= 1
+           and (blocked_until is null or blocked_until <= now())
+         )
+         update login_throttle set failures = failures - 1
+         where key = ? and failures > 1 and (blocked_until is null or blocked_until <= now())`,
+        [keys.pair.key, keys.account.key, keys.address.key, keys.address.key],
       );
     },
 
     forgetRefusals() {
-      blockedUntil.clear();
-      refusedUntil.clear();
+      refusals.clear();
+    },
+
+    async unlock(name) {
+      const account = digest(name);
+      for (const key of refusals.keys()) if (key.endsWith(`|${account}`)) refusals.delete(key);
+      await fork().execute(
+        `delete from login_throttle where key = ? or (key like 'pair:%' and right(key, ?) = ?)`,
+        [`account:${account}`, account.length + 1, `|${account}`],
+      );
     },
 
     async purge() {
       await fork().execute(
         `delete from login_throttle where window_started_at < now() - make_interval(secs => ?)
          and (blocked_until is null or blocked_until < now())`,
-        [LOGIN_THROTTLE.windowSeconds],
+        [W],
       );
     },
   };

@@ -11,16 +11,28 @@ interface NodeServerContext {
  * IPv6 clients are grouped by their /64, which one client usually holds whole.
  */
 export function clientAddress(serverContext: unknown, request: Request, trustProxy: boolean): string {
+  return addressOf(
+    (serverContext as NodeServerContext | null)?.req?.socket?.remoteAddress,
+    request.headers.get('x-forwarded-for'),
+    trustProxy,
+  );
+}
+
+/** The same from the connection's peer and the `X-Forwarded-For` header, as node:http gives them. */
+export function addressOf(
+  peer: string | undefined,
+  forwarded: string | string[] | null | undefined,
+  trustProxy: boolean,
+): string {
   let address: string | undefined;
-  if (trustProxy) {
-    const forwarded = request.headers.get('x-forwarded-for');
-    address = forwarded
-      ?.split(',')
+  if (trustProxy && forwarded) {
+    address = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)
+      .split(',')
       .map((part) => part.trim())
       .filter((part) => part !== '')
       .at(-1);
   }
-  address ??= (serverContext as NodeServerContext | null)?.req?.socket?.remoteAddress;
+  address ??= peer;
   if (!address) return 'unknown';
   if (address.startsWith('::ffff:') && isIP(address.slice(7)) === 4) return address.slice(7);
   if (isIP(address) === 6) return `${ipv6Prefix64(address)}::/64`;

@@ -13,7 +13,6 @@ export interface EdgeOptions {
   /** Paths answered GET/HEAD only outside the REST table and GraphQL: health, documentation. */
   readOnlyPaths: (pathname: string) => boolean;
   corsOrigins: string[];
-  maxConcurrentRequests: number;
 }
 
 const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Accept, Idempotency-Key';
@@ -82,30 +81,18 @@ function graphiqlPolicy(html: string): string {
 }
 
 /**
- * The HTTP edge of every request, before anything else runs: a cap on concurrent requests (503 with
- * Retry-After), CORS for the configured origins (preflights answered here), OPTIONS on the non-REST paths,
+ * The HTTP edge of every request, before anything else runs (the in-flight caps and the Host check come
+ * earlier still, in listener.ts): CORS for the configured origins (preflights answered here), OPTIONS on the non-REST paths,
  * the 64 KiB body limit (413, by Content-Length or by counting a streamed body), 415 for GraphQL POSTs that
  * are not JSON; and on the way out, security headers on every response.
  */
 export function useEdges(options: EdgeOptions): Plugin {
   const allowed = new Set(options.corsOrigins);
-  let active = 0;
-  const counted = new WeakSet<Request>();
   let graphiqlCsp: { html: string; policy: string } | undefined;
 
   return {
     async onRequest({ request, setRequest, endResponse, url, fetchAPI }) {
       const graphql = url.pathname === options.graphqlEndpoint;
-      if (active >= options.maxConcurrentRequests) {
-        endResponse(
-          edgeResponse(graphql, 'unavailable', 'Too many requests in progress; try again shortly', {
-            'Retry-After': '1',
-          }),
-        );
-        return;
-      }
-      active++;
-      counted.add(request);
 
       const origin = request.headers.get('origin');
       if (
@@ -168,7 +155,6 @@ export function useEdges(options: EdgeOptions): Plugin {
           headers,
           body: bytes as Uint8Array<ArrayBuffer>,
         });
-        counted.add(replaced);
         setRequest(replaced);
       } catch (error) {
         if (!(error instanceof BodyTooLarge)) throw error;
@@ -177,10 +163,6 @@ export function useEdges(options: EdgeOptions): Plugin {
     },
 
     async onResponse({ request, response, setResponse }) {
-      if (counted.has(request)) {
-        counted.delete(request);
-        active--;
-      }
       const url = new URL(request.url);
       if (
         url.pathname === options.graphqlEndpoint &&
