@@ -1,5 +1,4 @@
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { bootstrapAdmin, findCredentials } from './accounts/accounts.service.ts';
 import { createAuthenticator } from './accounts/authenticator.ts';
 import { createLoginThrottler } from './accounts/throttling.ts';
@@ -10,11 +9,12 @@ import { type Database, migrate, openDatabase } from './db/database.ts';
 import { seedDemoEvents } from './events/demo-events.ts';
 import { schema } from './graphql/schema.ts';
 import { clientAddress } from './http/client-address.ts';
-import { createErrorMask, describe } from './http/errors.ts';
+import { clientKind, createErrorMask, describe } from './http/errors.ts';
 import { routes } from './http/routes.ts';
 import { useAuthGate } from './http/use-auth-gate.ts';
 import { DOCS_PATHS, useDocs } from './http/use-docs.ts';
 import { useEdges, useExecutionTimeout } from './http/use-edges.ts';
+import { useGraphiQL } from './http/use-graphiql.ts';
 import { useHealth } from './http/use-health.ts';
 import { useInputErrors } from './http/use-input-errors.ts';
 import { useQueryLimits } from './http/use-query-limits.ts';
@@ -27,39 +27,6 @@ const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 export type App = YogaServerInstance<Record<string, unknown>, RequestContext>;
 
-const GRAPHIQL_EXAMPLE = `# Every query needs HTTP Basic credentials: open "Headers" below and add
-# {"Authorization": "Basic <base64 of name:password>"}
-query UpcomingWeek {
-  museumHours(limit: 5) { date timeOpen timeClose }
-  specialEvents { eventId name dates price }
-}
-`;
-
-// The headers editor accepts JSON with comments: the hint stays a comment, so introspection (open without
-// credentials) still loads the schema until real credentials are filled in.
-const GRAPHIQL_HEADERS = `{
-  // Every query needs HTTP Basic credentials of an account:
-  // "Authorization": "Basic <base64 of name:password>"
-}
-`;
-
-const GRAPHIQL_OPTIONS: GraphiQLOptions = {
-  title: 'Museum API — GraphiQL',
-  defaultQuery: GRAPHIQL_EXAMPLE,
-  headers: GRAPHIQL_HEADERS,
-  defaultHeaders: GRAPHIQL_HEADERS,
-};
-
-/**
- * GraphiQL from the project's own `@graphql-yoga/render-graphiql` (scripts, styles and editor workers
- * inlined in one page; no CDN), rendered once: the page is 9 MB and the same for every request.
- */
-let graphiqlPage: string | undefined;
-const renderOfflineGraphiQL = (options: GraphiQLOptions) => {
-  graphiqlPage ??= renderGraphiQL(options);
-  return graphiqlPage;
-};
-
 /** The whole HTTP application over its dependencies; it never listens (server.ts does). */
 export function createApp(deps: AppDeps, options: { isDraining?: () => boolean } = {}): App {
   const { logger } = deps;
@@ -69,8 +36,8 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     context: ({ request, ...serverContext }) =>
       createRequestContext(deps, request, clientAddress(serverContext, request, deps.config.trustProxy)),
     maskedErrors: { maskError: createErrorMask(logger) },
-    graphiql: deps.config.graphiql ? GRAPHIQL_OPTIONS : false,
-    renderGraphiQL: renderOfflineGraphiQL,
+    // Served by useGraphiQL below: compressed and cached, rendered once.
+    graphiql: false,
     landingPage: false,
     healthCheckEndpoint: undefined,
     batching: false,
@@ -81,7 +48,12 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
       debug: (...args) => logger.debug(describe(args[0])),
       info: (...args) => logger.info(describe(args[0])),
       warn: (...args) => logger.warn(describe(args[0])),
-      error: (...args) => logger.error(describe(args[0])),
+      error: (...args) => {
+        // Yoga reports every error its mask replaced; one the client caused is no fault of the service.
+        const kind = clientKind(args[0]);
+        if (kind) logger.info('client error', { kind, message: (args[0] as Error).message });
+        else logger.error(describe(args[0]));
+      },
     },
     plugins: [
       useEdges({
@@ -93,6 +65,7 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
           pathname.startsWith(`${DOCS_PATHS.docs}/`),
         corsOrigins: deps.config.corsOrigins,
       }),
+      ...(deps.config.graphiql ? [useGraphiQL('/graphql')] : []),
       useQueryLimits({ introspection: deps.config.introspection }),
       useExecutionTimeout(deps.config.operationTimeoutMs),
       useHealth(deps.db, options.isDraining ?? (() => false)),

@@ -38,15 +38,18 @@ function fromEpochDay(epochDay: number): string {
   return `${y}-${m}-${d}`;
 }
 
-/** The last date a 'YYYY-MM-DD' string can name. */
+/** The first and last dates a 'YYYY-MM-DD' string can name. */
+export const FIRST_DATE = '0001-01-01';
 export const LAST_DATE = '9999-12-31';
+const FIRST_EPOCH_DAY = toEpochDay(FIRST_DATE);
+const LAST_EPOCH_DAY = toEpochDay(LAST_DATE);
 
-/** The earlier of two dates; arithmetic past 9999 gives five-digit years, which sort after by length. */
-export const earlier = (a: string, b: string) =>
-  a.length !== b.length ? (a.length < b.length ? a : b) : a < b ? a : b;
-
+/**
+ * `days` after `date`, held within FIRST_DATE…LAST_DATE: every date this service computes can be written
+ * as YYYY-MM-DD, and such strings compare in calendar order.
+ */
 export function addDays(date: string, days: number): string {
-  return fromEpochDay(toEpochDay(date) + days);
+  return fromEpochDay(Math.min(LAST_EPOCH_DAY, Math.max(FIRST_EPOCH_DAY, toEpochDay(date) + days)));
 }
 
 /** Whole days from `from` to `to` (negative when `to` is earlier). */

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { addDays, earlier, LAST_DATE } from '../common/dates.ts';
+import { addDays } from '../common/dates.ts';
 import { conflict, invalidField, notFound } from '../common/errors.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
 import { EventDate, SpecialEvent } from './event.entity.ts';
@@ -146,7 +146,7 @@ export interface DateRange {
 /** The range a list covers: startDate defaults to today, endDate to a week after startDate. */
 export function resolveRange(today: string, startDate?: string | null, endDate?: string | null): DateRange {
   const start = startDate ?? today;
-  const end = endDate ?? earlier(addDays(start, DEFAULT_EVENT_RANGE_DAYS), LAST_DATE);
+  const end = endDate ?? addDays(start, DEFAULT_EVENT_RANGE_DAYS);
   if (end < start) throw invalidField('endDate', `must not be before startDate (${start})`);
   return { startDate: start, endDate: end };
 }

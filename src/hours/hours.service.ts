@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { addDays, earlier, isoWeekday, LAST_DATE, toLocalTime } from '../common/dates.ts';
+import { addDays, isoWeekday, toLocalTime } from '../common/dates.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
 import { DayHours, WeeklyHours } from './hours.entity.ts';
 import {
@@ -28,7 +28,7 @@ function openDay(date: string, times: Times | undefined): MuseumDay | null {
 
 /** Open days from `startDate` on, ascending: the weekly schedule, overridden by per-date hours. */
 export async function listOpenDays(em: EntityManager, startDate: string, page: Page): Promise<MuseumDay[]> {
-  const lastDate = earlier(addDays(startDate, HOURS_HORIZON_DAYS - 1), LAST_DATE);
+  const lastDate = addDays(startDate, HOURS_HORIZON_DAYS - 1);
   const weekly = await em.find(WeeklyHours, {});
   const overrides = await em.find(DayHours, { date: { $gte: startDate, $lte: lastDate } });
   const byWeekday = new Map(weekly.map((row) => [row.weekday, row]));
@@ -37,9 +37,10 @@ export async function listOpenDays(em: EntityManager, startDate: string, page: P
   const skip = offsetOf(page);
   const days: MuseumDay[] = [];
   let seen = 0;
-  for (let date = startDate; date <= lastDate && days.length < page.limit; date = addDays(date, 1)) {
+  for (let date = startDate; days.length < page.limit; date = addDays(date, 1)) {
     const day = openDay(date, byDate.get(date) ?? byWeekday.get(isoWeekday(date)));
     if (day && seen++ >= skip) days.push(day);
+    if (date >= lastDate) break;
   }
   return days;
 }

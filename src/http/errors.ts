@@ -46,6 +46,14 @@ export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   );
 }
 
+/** The kind of an error the client caused (a 4xx), through any GraphQL wrapping; undefined otherwise. */
+export function clientKind(error: unknown): ErrorKind | undefined {
+  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  if (original instanceof DomainError)
+    return ERROR_KINDS[original.kind].status < 500 ? original.kind : undefined;
+  return undefined;
+}
+
 /**
  * Yoga's error mask: domain errors become coded client errors, GraphQL's own errors pass, anything else
  * is logged and replaced by a bare "Internal server error" (503 when the database is out of reach).

@@ -30,7 +30,8 @@ export function problemResponse(
     kind === 'unauthenticated' ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {};
   return new Response(JSON.stringify(problem), {
     status: problem.status,
-    headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...extra, ...headers },
+    // An error is about this one request: nobody may keep it.
+    headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store', ...extra, ...headers },
   });
 }
 

@@ -29,6 +29,11 @@ export interface Route {
     contentType: string;
     render: (result: Record<string, unknown>) => Promise<Uint8Array<ArrayBuffer>>;
   };
+  /**
+   * Who may keep the answer. Default: reads `private, no-cache` (every read needs credentials, so no shared
+   * cache may keep one, and a browser asks again before reusing it); writes `no-store`.
+   */
+  cacheControl?: 'no-store';
   /** A paged list: answered with RFC 8288 `Link` headers, and `X-Total-Count` when the operation selects `total`. */
   paged?: true;
   /** Documentation for /openapi.json (src/http/openapi.ts); rows without it still appear there. */
@@ -139,6 +144,7 @@ export const routes: Route[] = [
       buyMuseumTickets(input: $input) { ${CONFIRMATION_FIELDS} } }`,
     status: 201,
     location: (ticket) => `/tickets/${ticket.ticketId}`,
+    cacheControl: 'no-store',
   },
   {
     operationId: 'getTicket',
@@ -152,6 +158,8 @@ export const routes: Route[] = [
     document: `query getTicket($ticketId: UUID!) { ticket(ticketId: $ticketId) { ${CONFIRMATION_FIELDS} status } }`,
     status: 200,
     notFound: 'There is no ticket with that ticketId',
+    // A ticket and its code admit their holder: no cache keeps them, not even the browser's.
+    cacheControl: 'no-store',
   },
   {
     operationId: 'getTicketCode',
@@ -165,6 +173,7 @@ export const routes: Route[] = [
     document: `query getTicketCode($ticketId: UUID!) { ticket(ticketId: $ticketId) { confirmationCode } }`,
     status: 200,
     notFound: 'There is no ticket with that ticketId',
+    cacheControl: 'no-store',
     produces: {
       contentType: 'image/png',
       render: async (ticket) => new Uint8Array(await ticketCodePng(String(ticket.confirmationCode))),

@@ -3,6 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import { pagePolicy } from './csp.ts';
 import { buildOpenApiDocument, OPENAPI_SECURITY_SCHEME } from './openapi.ts';
 import { problemResponse } from './problem.ts';
+import { staticAsset } from './static-asset.ts';
 
 /** Scalar's self-contained browser bundle (scripts and styles in one file, no network at run time). */
 const SCALAR_BUNDLE = new URL(
@@ -71,14 +72,28 @@ const isDocsPath = (pathname: string) =>
  * onRequest, before the REST adapter could call them unknown paths.
  */
 export function useDocs(): Plugin {
-  let openapi: string | undefined;
-  let bundle: Promise<Buffer> | undefined;
-
-  const answer = (body: BodyInit, contentType: string, cacheControl = 'no-cache') =>
-    new Response(body, {
-      status: 200,
-      headers: { 'Content-Type': contentType, 'Cache-Control': cacheControl },
-    });
+  // Each built once and compressed once, served with an ETag; the pages are revalidated on every visit,
+  // the bundle kept an hour.
+  const assets: Record<string, (request: Request) => Promise<Response>> = {
+    [DOCS_PATHS.openapi]: staticAsset(() => ({ body: JSON.stringify(buildOpenApiDocument(), null, 2) }), {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-cache',
+    }),
+    [DOCS_PATHS.docs]: staticAsset(() => ({ body: HTML }), {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      'Content-Security-Policy': DOCS_CSP,
+    }),
+    [DOCS_PATHS.init]: staticAsset(() => ({ body: INIT_SCRIPT }), {
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': 'no-cache',
+    }),
+    [DOCS_PATHS.scalar]: staticAsset(async () => ({ body: await readFile(SCALAR_BUNDLE) }), {
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=3600',
+    }),
+  };
+  assets[`${DOCS_PATHS.docs}/`] = assets[DOCS_PATHS.docs]!;
 
   return {
     async onRequest({ request, url, endResponse }) {
@@ -92,27 +107,15 @@ export function useDocs(): Plugin {
         );
         return;
       }
-      if (pathname === DOCS_PATHS.openapi) {
-        openapi ??= JSON.stringify(buildOpenApiDocument(), null, 2);
-        endResponse(answer(openapi, 'application/json; charset=utf-8'));
-      } else if (pathname === DOCS_PATHS.docs || pathname === `${DOCS_PATHS.docs}/`) {
-        const page = answer(HTML, 'text/html; charset=utf-8');
-        page.headers.set('Content-Security-Policy', DOCS_CSP);
-        endResponse(page);
-      } else if (pathname === DOCS_PATHS.init) {
-        endResponse(answer(INIT_SCRIPT, 'text/javascript; charset=utf-8'));
-      } else if (pathname === DOCS_PATHS.scalar) {
-        bundle ??= readFile(SCALAR_BUNDLE);
-        try {
-          endResponse(
-            answer(new Uint8Array(await bundle), 'text/javascript; charset=utf-8', 'public, max-age=3600'),
-          );
-        } catch {
-          bundle = undefined;
-          endResponse(problemResponse('internal', 'The API reference bundle is not installed'));
-        }
-      } else {
+      const asset = assets[pathname];
+      if (!asset) {
         endResponse(problemResponse('notFound', `There is no resource at ${pathname}`));
+        return;
+      }
+      try {
+        endResponse(await asset(request));
+      } catch {
+        endResponse(problemResponse('internal', 'The API reference bundle is not installed'));
       }
     },
   };

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
-import { pagePolicy } from './csp.ts';
+import { ERROR_KINDS, type ErrorKind, type FieldIssue } from '../common/errors.ts';
 import { clientError } from './errors.ts';
+import { parseJsonBody } from './json-body.ts';
 import { problemResponse } from './problem.ts';
 
 /** Request bodies larger than this are refused with 413 before any of them is parsed. */
@@ -30,10 +29,12 @@ export function edgeResponse(
   kind: ErrorKind,
   detail: string,
   headers: Record<string, string> = {},
+  issues: FieldIssue[] = [],
 ): Response {
-  if (!graphql) return problemResponse(kind, detail, [], headers);
+  if (!graphql) return problemResponse(kind, detail, issues, headers);
   const { code, status } = ERROR_KINDS[kind];
-  return new Response(JSON.stringify({ errors: [{ message: detail, extensions: { code } }] }), {
+  const extensions = kind === 'validation' ? { code, errors: issues } : { code };
+  return new Response(JSON.stringify({ errors: [{ message: detail, extensions }] }), {
     status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
   });
@@ -60,35 +61,13 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
 const hasBody = (method: string) => !['GET', 'HEAD', 'OPTIONS'].includes(method);
 
 /**
- * The GraphiQL page runs one inline script (the bundled renderer) and Monaco's editor workers from blob:
- * URLs; the policy allows exactly that script by its hash, inline styles, and requests to this origin.
- */
-function graphiqlPolicy(html: string): string {
-  const scripts = new Set<string>(["'self'"]);
-  for (const match of html.matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/gi)) {
-    const attributes = match[1] ?? '';
-    const src = /\ssrc\s*=\s*["']?([^"'\s>]+)/i.exec(attributes)?.[1];
-    if (src) {
-      if (/^https?:/i.test(src)) scripts.add(new URL(src).origin);
-    } else {
-      scripts.add(`'sha256-${createHash('sha256').update(match[2]!, 'utf8').digest('base64')}'`);
-    }
-  }
-  const styles = new Set<string>(["'self'", "'unsafe-inline'"]);
-  for (const match of html.matchAll(/<link\s[^>]*href\s*=\s*["']?(https?:[^"'\s>]+)/gi))
-    styles.add(new URL(match[1]!).origin);
-  return pagePolicy(scripts, styles);
-}
-
-/**
  * The HTTP edge of every request, before anything else runs (the in-flight caps and the Host check come
- * earlier still, in listener.ts): CORS for the configured origins (preflights answered here), OPTIONS on the non-REST paths,
+ * earlier, in listener.ts): CORS for the configured origins (preflights answered here), OPTIONS on the non-REST paths,
  * the 64 KiB body limit (413, by Content-Length or by counting a streamed body), 415 for GraphQL POSTs that
  * are not JSON; and on the way out, security headers on every response.
  */
 export function useEdges(options: EdgeOptions): Plugin {
   const allowed = new Set(options.corsOrigins);
-  let graphiqlCsp: { html: string; policy: string } | undefined;
 
   return {
     async onRequest({ request, setRequest, endResponse, url, fetchAPI }) {
@@ -148,6 +127,14 @@ export function useEdges(options: EdgeOptions): Plugin {
       if (declared !== null && !graphql) return;
       try {
         const bytes = await readLimited(request.body, BODY_LIMIT_BYTES);
+        if (graphql) {
+          // Strict JSON (UTF-8, no key named twice) before yoga parses it its lenient way.
+          const parsed = parseJsonBody(bytes);
+          if (!parsed.ok) {
+            endResponse(edgeResponse(graphql, 'validation', parsed.detail, {}, [parsed.issue]));
+            return;
+          }
+        }
         const headers = new Headers(request.headers);
         if (graphql) headers.set('content-type', 'application/json');
         const replaced = new fetchAPI.Request(request.url, {
@@ -198,16 +185,8 @@ export function useEdges(options: EdgeOptions): Plugin {
       }
       headers.set('Referrer-Policy', 'no-referrer');
       headers.delete('X-Powered-By');
-      if (!headers.has('Content-Security-Policy')) {
-        const html = headers.get('content-type')?.startsWith('text/html') ?? false;
-        if (html && url.pathname === options.graphqlEndpoint) {
-          const page = await response.clone().text();
-          if (graphiqlCsp?.html !== page) graphiqlCsp = { html: page, policy: graphiqlPolicy(page) };
-          headers.set('Content-Security-Policy', graphiqlCsp.policy);
-        } else {
-          headers.set('Content-Security-Policy', API_CSP);
-        }
-      }
+      // Pages set their own policy (use-docs.ts, use-graphiql.ts); everything else is data.
+      if (!headers.has('Content-Security-Policy')) headers.set('Content-Security-Policy', API_CSP);
       if (allowed.size > 0) {
         headers.append('Vary', 'Origin');
         const origin = request.headers.get('origin');

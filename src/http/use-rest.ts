@@ -6,6 +6,7 @@ import { pageOf } from '../common/pagination.ts';
 import type { RequestContext } from '../context.ts';
 import type { Logger } from '../logger.ts';
 import { isDatabaseUnreachable } from './errors.ts';
+import { parseJsonBody } from './json-body.ts';
 import { problemResponse } from './problem.ts';
 import type { ParameterType, Route } from './routes.ts';
 
@@ -52,15 +53,9 @@ async function bodyVariable(request: Request): Promise<Record<string, unknown>> 
   if (mediaType !== 'application/json') {
     throw new RequestProblem('unsupportedMediaType', 'The request body must be application/json');
   }
-  const text = await request.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new RequestProblem('validation', 'The request body is not valid JSON', [
-      { path: '', message: 'must be valid JSON' },
-    ]);
-  }
+  const parsed = parseJsonBody(new Uint8Array(await request.arrayBuffer()));
+  if (!parsed.ok) throw new RequestProblem('validation', parsed.detail, [parsed.issue]);
+  const body = parsed.value;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new RequestProblem('validation', 'The request body must be a JSON object', [
       { path: '', message: 'must be a JSON object' },
@@ -184,13 +179,14 @@ export function useRest(routes: Route[], logger: Logger): Plugin<RequestContext>
           endResponse(problemFromErrors(result.errors, logger));
           return;
         }
+        const cacheControl = route.cacheControl ?? (method === 'GET' ? 'private, no-cache' : 'no-store');
         const value = (result.data as Record<string, unknown>)[route.rootField];
         if (value === null || value === undefined) {
           endResponse(problemResponse('notFound', route.notFound ?? 'Not found'));
           return;
         }
         if (route.status === 204) {
-          endResponse(new Response(null, { status: 204 }));
+          endResponse(new Response(null, { status: 204, headers: { 'Cache-Control': cacheControl } }));
           return;
         }
         if (route.produces) {
@@ -198,14 +194,13 @@ export function useRest(routes: Route[], logger: Logger): Plugin<RequestContext>
           endResponse(
             new Response(content, {
               status: route.status,
-              headers: { 'Content-Type': route.produces.contentType },
+              headers: { 'Content-Type': route.produces.contentType, 'Cache-Control': cacheControl },
             }),
           );
           return;
         }
-        const headers: Record<string, string> = route.location
-          ? { Location: route.location(value as Record<string, unknown>) }
-          : {};
+        const headers: Record<string, string> = { 'Cache-Control': cacheControl };
+        if (route.location) headers.Location = route.location(value as Record<string, unknown>);
         if (route.paged) {
           const total = (result.data as Record<string, unknown>).total;
           Object.assign(headers, pagingHeaders(route, url, variables, value as unknown[], total));
