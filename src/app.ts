@@ -10,31 +10,71 @@ import { seedDemoEvents } from './events/demo-events.ts';
 import { schema } from './graphql/schema.ts';
 import { clientAddress } from './http/client-address.ts';
 import { clientKind, createErrorMask, describe } from './http/errors.ts';
+import { createFront, type Front } from './http/front.ts';
+import { createRestHandler, type RestRequest } from './http/rest.ts';
 import { routes } from './http/routes.ts';
 import { useAuthGate } from './http/use-auth-gate.ts';
 import { DOCS_PATHS, useDocs } from './http/use-docs.ts';
 import { useEdges, useExecutionTimeout } from './http/use-edges.ts';
 import { useGraphiQL } from './http/use-graphiql.ts';
-import { useHealth } from './http/use-health.ts';
 import { useInputErrors } from './http/use-input-errors.ts';
 import { useQueryLimits } from './http/use-query-limits.ts';
-import { useRest } from './http/use-rest.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
 
 const INITIAL_MIGRATION = 'Migration20261122000000';
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
-export type App = YogaServerInstance<Record<string, unknown>, RequestContext>;
+export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
+
+export interface App extends Front {
+  yoga: Yoga;
+}
+
+const GRAPHQL_ENDPOINT = '/graphql';
+
+const isDocsPath = (pathname: string) =>
+  pathname === DOCS_PATHS.openapi ||
+  pathname === DOCS_PATHS.docs ||
+  pathname.startsWith(`${DOCS_PATHS.docs}/`);
 
 /** The whole HTTP application over its dependencies; it never listens (server.ts does). */
 export function createApp(deps: AppDeps, options: { isDraining?: () => boolean } = {}): App {
+  const yoga = createGraphQLServer(deps);
+  const rest = createRestHandler(yoga, routes, deps.logger);
+  const front = createFront({
+    yoga,
+    rest,
+    db: deps.db,
+    isDraining: options.isDraining ?? (() => false),
+    servedByYoga: (pathname) => pathname === GRAPHQL_ENDPOINT || isDocsPath(pathname),
+    corsOrigins: deps.config.corsOrigins,
+    trustProxy: deps.config.trustProxy,
+  });
+  return { ...front, yoga };
+}
+
+/** Initial context of a REST operation (rest.ts), beside what yoga gives a GraphQL request. */
+interface InitialContext {
+  request: Request;
+  rest?: RestRequest;
+}
+
+/** Yoga: GraphQL over HTTP, GraphiQL and the documentation, and the envelop that REST operations run in. */
+function createGraphQLServer(deps: AppDeps): Yoga {
   const { logger } = deps;
   return createYoga<Record<string, unknown>, RequestContext>({
     schema,
-    graphqlEndpoint: '/graphql',
-    context: ({ request, ...serverContext }) =>
-      createRequestContext(deps, request, clientAddress(serverContext, request, deps.config.trustProxy)),
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    context: (initial) => {
+      const { request, rest, ...serverContext } = initial as unknown as InitialContext;
+      if (rest) return createRequestContext(deps, rest.header, rest.address);
+      return createRequestContext(
+        deps,
+        (name) => request.headers.get(name),
+        clientAddress(serverContext, request, deps.config.trustProxy),
+      );
+    },
     maskedErrors: { maskError: createErrorMask(logger) },
     // Served by useGraphiQL below: compressed and cached, rendered once.
     graphiql: false,
@@ -57,22 +97,16 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     },
     plugins: [
       useEdges({
-        graphqlEndpoint: '/graphql',
-        readOnlyPaths: (pathname) =>
-          pathname.startsWith('/health/') ||
-          pathname === DOCS_PATHS.openapi ||
-          pathname === DOCS_PATHS.docs ||
-          pathname.startsWith(`${DOCS_PATHS.docs}/`),
+        graphqlEndpoint: GRAPHQL_ENDPOINT,
+        readOnlyPaths: isDocsPath,
         corsOrigins: deps.config.corsOrigins,
       }),
-      ...(deps.config.graphiql ? [useGraphiQL('/graphql')] : []),
+      ...(deps.config.graphiql ? [useGraphiQL(GRAPHQL_ENDPOINT)] : []),
       useQueryLimits({ introspection: deps.config.introspection }),
       useExecutionTimeout(deps.config.operationTimeoutMs),
-      useHealth(deps.db, options.isDraining ?? (() => false)),
       useAuthGate(),
       useInputErrors(),
       useDocs(),
-      useRest(routes, logger),
     ],
   });
 }

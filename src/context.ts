@@ -28,18 +28,26 @@ export interface RequestContext {
   idempotencyKey: string | null;
 }
 
-/** `address` is the client's, as src/http/client-address.ts determines it (failed logins count against it). */
+/**
+ * `header` reads a request header by its lower-case name; `address` is the client's, as
+ * src/http/client-address.ts determines it (failed logins count against it). The EntityManager is forked
+ * on first use: reads that go through prepared SQL never need one.
+ */
 export async function createRequestContext(
   deps: AppDeps,
-  request: Request,
+  header: (name: string) => string | null,
   address = 'unknown',
 ): Promise<RequestContext> {
-  const auth = await deps.authenticator.authenticate(request.headers.get('authorization'), address);
+  const auth = await deps.authenticator.authenticate(header('authorization'), address);
+  let em: EntityManager | undefined;
   return {
     deps,
-    em: deps.db.fork(),
+    get em() {
+      em ??= deps.db.fork();
+      return em;
+    },
     auth,
     principal: auth.status === 'authenticated' ? auth.principal : null,
-    idempotencyKey: request.headers.get('idempotency-key'),
+    idempotencyKey: header('idempotency-key'),
   };
 }

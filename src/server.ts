@@ -37,7 +37,7 @@ const server = createServer(
     // Headers beyond 16 KiB are refused with 431 before the app sees them.
     maxHeaderSize: 16 * 1024,
   },
-  guardedListener(museum.app, {
+  guardedListener(museum.app.handleNode, {
     maxConcurrentRequests: config.maxConcurrentRequests,
     maxConcurrentRequestsPerClient: config.maxConcurrentRequestsPerClient,
     trustProxy: config.trustProxy,

@@ -13,8 +13,8 @@ import {
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../src/graphql/schema.ts';
+import { BODY_LIMIT_BYTES } from '../src/http/rest.ts';
 import { routes } from '../src/http/routes.ts';
-import { BODY_LIMIT_BYTES } from '../src/http/use-edges.ts';
 import { measureQuery, QUERY_LIMITS } from '../src/http/use-query-limits.ts';
 import {
   basic,

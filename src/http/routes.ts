@@ -1,5 +1,5 @@
 // The REST surface of the Redocly Museum API 1.2.1, one row per operation. Each row names its GraphQL
-// operation; use-rest.ts turns path and query parameters and the JSON body into its variables and the
+// operation; rest.ts turns path and query parameters and the JSON body into its variables and the
 // root field's value into the response. Nothing else happens here: rules live in the domain folders.
 
 import { ticketCodePng } from '../tickets/ticket-code.ts';
@@ -34,8 +34,11 @@ export interface Route {
    * cache may keep one, and a browser asks again before reusing it); writes `no-store`.
    */
   cacheControl?: 'no-store';
-  /** A paged list: answered with RFC 8288 `Link` headers, and `X-Total-Count` when the operation selects `total`. */
-  paged?: true;
+  /**
+   * A paged list, answered with RFC 8288 `Link` headers: `true` when the root field is the list (and
+   * `X-Total-Count` when the operation also selects `total`), `'items'` when it is a page `{items, total}`.
+   */
+  paged?: true | 'items';
   /** Documentation for /openapi.json (src/http/openapi.ts); rows without it still appear there. */
   summary?: string;
   description?: string;

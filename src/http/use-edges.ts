@@ -1,25 +1,17 @@
 import type { Plugin } from 'graphql-yoga';
 import { ERROR_KINDS, type ErrorKind, type FieldIssue } from '../common/errors.ts';
+import { API_CSP, CORS_EXPOSED_HEADERS, preflight } from './edge-headers.ts';
 import { clientError } from './errors.ts';
 import { parseJsonBody } from './json-body.ts';
 import { problemResponse } from './problem.ts';
-
-/** Request bodies larger than this are refused with 413 before any of them is parsed. */
-export const BODY_LIMIT_BYTES = 64 * 1024;
+import { BODY_LIMIT_BYTES } from './rest.ts';
 
 export interface EdgeOptions {
   graphqlEndpoint: string;
-  /** Paths answered GET/HEAD only outside the REST table and GraphQL: health, documentation. */
+  /** Paths answered GET/HEAD only outside the REST table and GraphQL: the documentation. */
   readOnlyPaths: (pathname: string) => boolean;
   corsOrigins: string[];
 }
-
-const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Accept, Idempotency-Key';
-const CORS_EXPOSED_HEADERS = 'Location, Link, X-Total-Count, Retry-After, WWW-Authenticate';
-const CORS_METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS';
-
-/** What a JSON API response needs: nothing may load or frame it. */
-const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 class BodyTooLarge extends Error {}
 
@@ -41,7 +33,7 @@ export function edgeResponse(
 }
 
 /** Reads a body stream to its end, or throws BodyTooLarge as soon as it passes the limit. */
-async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+export async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -61,9 +53,9 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
 const hasBody = (method: string) => !['GET', 'HEAD', 'OPTIONS'].includes(method);
 
 /**
- * The HTTP edge of every request, before anything else runs (the in-flight caps and the Host check come
- * earlier, in listener.ts): CORS for the configured origins (preflights answered here), OPTIONS on the non-REST paths,
- * the 64 KiB body limit (413, by Content-Length or by counting a streamed body), 415 for GraphQL POSTs that
+ * The HTTP edge of the requests yoga serves (/graphql and the documentation; REST routes are answered by
+ * front.ts with the same rules, and the in-flight caps and Host check come earlier, in listener.ts): CORS
+ * for the configured origins (preflights answered here), OPTIONS, the 64 KiB body limit (413, by Content-Length or by counting a streamed body), 415 for GraphQL POSTs that
  * are not JSON; and on the way out, security headers on every response.
  */
 export function useEdges(options: EdgeOptions): Plugin {
@@ -73,23 +65,14 @@ export function useEdges(options: EdgeOptions): Plugin {
     async onRequest({ request, setRequest, endResponse, url, fetchAPI }) {
       const graphql = url.pathname === options.graphqlEndpoint;
 
-      const origin = request.headers.get('origin');
-      if (
-        request.method === 'OPTIONS' &&
-        origin !== null &&
-        allowed.has(origin) &&
-        request.headers.has('access-control-request-method')
-      ) {
-        endResponse(
-          new Response(null, {
-            status: 204,
-            headers: {
-              'Access-Control-Allow-Methods': CORS_METHODS,
-              'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS,
-              'Access-Control-Max-Age': '600',
-            },
-          }),
-        );
+      const corsPreflight = preflight(
+        request.method,
+        request.headers.get('origin'),
+        request.headers.get('access-control-request-method'),
+        allowed,
+      );
+      if (corsPreflight) {
+        endResponse(new Response(null, corsPreflight));
         return;
       }
       if (request.method === 'OPTIONS' && (graphql || options.readOnlyPaths(url.pathname))) {

@@ -1,0 +1,362 @@
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  GraphQLError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  parse,
+  validate,
+} from 'graphql';
+import type { YogaServerInstance } from 'graphql-yoga';
+import { type ErrorKind, type FieldIssue, kindOfCode } from '../common/errors.ts';
+import { pageOf } from '../common/pagination.ts';
+import type { RequestContext } from '../context.ts';
+import type { Logger } from '../logger.ts';
+import { isDatabaseUnreachable } from './errors.ts';
+import { parseJsonBody } from './json-body.ts';
+import { PROBLEM_CONTENT_TYPE, problemOf, WWW_AUTHENTICATE } from './problem.ts';
+import type { ParameterType, Route } from './routes.ts';
+
+/** Request bodies larger than this are refused with 413 before any of them is parsed. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** A REST request as either transport (node:http, or a fetch Request in tests) hands it over. */
+export interface RestRequest {
+  method: string;
+  pathname: string;
+  /** The query string without its `?`. */
+  search: string;
+  /** A request header by its lower-case name. */
+  header(name: string): string | null;
+  /** The client's address (src/http/client-address.ts), for login throttling. */
+  address: string;
+  /** The whole body, or null when it is larger than BODY_LIMIT_BYTES. */
+  body(): Promise<Uint8Array | null>;
+}
+
+export interface RestResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Uint8Array | null;
+}
+
+type Segment = { literal: string } | { parameter: string };
+
+/** A route as it runs: its document parsed and validated once, its path split once. */
+export interface CompiledRoute extends Route {
+  segments: Segment[];
+  parsed: DocumentNode;
+  operation: OperationDefinitionNode;
+  rootField: string;
+}
+
+class RequestProblem extends Error {
+  readonly kind: ErrorKind;
+  readonly issues: FieldIssue[];
+  readonly headers: Record<string, string>;
+  constructor(
+    kind: ErrorKind,
+    detail: string,
+    issues: FieldIssue[] = [],
+    headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.kind = kind;
+    this.issues = issues;
+    this.headers = headers;
+  }
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function problem(
+  kind: ErrorKind,
+  detail: string,
+  issues: FieldIssue[] = [],
+  headers: Record<string, string> = {},
+): RestResponse {
+  const body = problemOf(kind, detail, issues);
+  return {
+    status: body.status,
+    headers: {
+      'Content-Type': PROBLEM_CONTENT_TYPE,
+      'Cache-Control': 'no-store',
+      ...(kind === 'unauthenticated' ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {}),
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  };
+}
+
+/** Parses and validates every route's document against the schema, once, at start-up. */
+export function compileRoutes(schema: GraphQLSchema, routes: Route[]): CompiledRoute[] {
+  return routes.map((route) => {
+    const parsed = parse(route.document);
+    const invalid = validate(schema, parsed);
+    if (invalid.length > 0) throw new Error(`Route ${route.operationId}: ${invalid[0]!.message}`);
+    const operation = parsed.definitions[0];
+    if (operation?.kind !== 'OperationDefinition')
+      throw new Error(`Route ${route.operationId} must hold one operation`);
+    const first = operation.selectionSet.selections[0];
+    if (first?.kind !== 'Field') throw new Error(`Route ${route.operationId} must select one root field`);
+    const segments = route.path
+      .split('/')
+      .slice(1)
+      .map((part): Segment => (part.startsWith(':') ? { parameter: part.slice(1) } : { literal: part }));
+    return { ...route, segments, parsed, operation, rootField: first.name.value };
+  });
+}
+
+/** The route's path parameters when `parts` (a path split at `/`, without the leading empty part) fit it. */
+function matchPath(route: CompiledRoute, parts: string[]): Record<string, string> | null {
+  const { segments } = route;
+  if (segments.length !== parts.length) return null;
+  let params: Record<string, string> | null = null;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    if ('literal' in segment) {
+      if (segment.literal !== parts[i]) return null;
+    } else {
+      if (parts[i] === '') return null;
+      params ??= {};
+      params[segment.parameter] = parts[i]!;
+    }
+  }
+  return params ?? {};
+}
+
+function queryVariables(
+  search: string,
+  declared: Record<string, ParameterType> = {},
+): Record<string, unknown> {
+  const variables: Record<string, unknown> = {};
+  if (search === '') return variables;
+  const query = new URLSearchParams(search);
+  for (const name in declared) {
+    const values = query.getAll(name);
+    if (values.length === 0) continue;
+    if (values.length > 1)
+      throw new RequestProblem('validation', `${name} is given more than once`, [
+        { path: name, message: 'must be given at most once' },
+      ]);
+    const value = values[0]!;
+    // A non-numeric value stays a string and GraphQL's Int rejects it, naming the parameter.
+    variables[name] = declared[name] === 'int' && /^-?\d+$/.test(value) ? Number(value) : value;
+  }
+  return variables;
+}
+
+async function bodyVariable(request: RestRequest): Promise<Record<string, unknown>> {
+  const mediaType = request.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/json')
+    throw new RequestProblem('unsupportedMediaType', 'The request body must be application/json');
+  const bytes = await request.body();
+  if (bytes === null)
+    throw new RequestProblem(
+      'payloadTooLarge',
+      `The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB`,
+      [],
+      { Connection: 'close' },
+    );
+  const parsed = parseJsonBody(bytes);
+  if (!parsed.ok) throw new RequestProblem('validation', parsed.detail, [parsed.issue]);
+  const body = parsed.value;
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new RequestProblem('validation', 'The request body must be a JSON object', [
+      { path: '', message: 'must be a JSON object' },
+    ]);
+  return body as Record<string, unknown>;
+}
+
+/** The body's fields are the `input` argument's fields: REST clients see `dates[1]`, not `input.dates[1]`. */
+const restPath = (path: string) => (path === 'input' ? '' : path.replace(/^input[.]/, ''));
+
+function problemFromErrors(errors: readonly GraphQLError[], logger: Logger): RestResponse {
+  const first = errors[0]!;
+  const kind = kindOfCode(first.extensions.code);
+  if (!kind) {
+    logger.error('REST operation failed with an uncoded error', { error: first.message });
+    return problem('internal', 'Internal server error');
+  }
+  const issues = errors
+    .flatMap((error) => (error.extensions.errors as FieldIssue[] | undefined) ?? [])
+    .map((issue) => ({ path: restPath(issue.path), message: issue.message }));
+  const detail =
+    kind === 'validation' ? issues.map((i) => `${i.path || 'body'}: ${i.message}`).join('; ') : first.message;
+  // 401, 429 and 503 carry the headers their GraphQL errors carry (WWW-Authenticate, Retry-After).
+  const headers = (first.extensions.http as { headers?: Record<string, string> } | undefined)?.headers;
+  return problem(kind, detail, issues, headers ?? {});
+}
+
+/** The methods a path answers: its routes', HEAD wherever GET is, and OPTIONS. */
+const allowedMethods = (methods: string[]) =>
+  [...new Set([...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])].sort().join(', ');
+
+export interface RestHandler {
+  /** True when the path belongs to the route table (whatever the method). */
+  owns(pathname: string): boolean;
+  handle(request: RestRequest): Promise<RestResponse>;
+}
+
+/**
+ * The REST adapter: matches a route, turns the request into GraphQL variables and executes the route's
+ * operation (parsed and validated once, at start-up) through yoga's own envelop, so authentication,
+ * validation, error masking and limits are exactly GraphQL's. It runs straight off node:http: no fetch
+ * Request or Response is built. Known paths with another method get 405 (`Allow` naming the routes'
+ * methods); HEAD answers as GET without the body, OPTIONS 204 with `Allow`.
+ */
+export function createRestHandler(
+  yoga: YogaServerInstance<Record<string, unknown>, RequestContext>,
+  routes: Route[],
+  logger: Logger,
+): RestHandler {
+  const { schema } = yoga.getEnveloped();
+  const compiled = compileRoutes(schema, routes);
+  const byFirstSegment = new Map<string, CompiledRoute[]>();
+  for (const route of compiled) {
+    const head = route.segments[0];
+    const first = head && 'literal' in head ? head.literal : '';
+    byFirstSegment.set(first, [...(byFirstSegment.get(first) ?? []), route]);
+  }
+
+  const matching = (pathname: string) => {
+    const parts = pathname.split('/').slice(1);
+    const found: { route: CompiledRoute; params: Record<string, string> }[] = [];
+    for (const route of byFirstSegment.get(parts[0] ?? '') ?? []) {
+      const params = matchPath(route, parts);
+      if (params) found.push({ route, params });
+    }
+    return found;
+  };
+
+  async function run(
+    request: RestRequest,
+    route: CompiledRoute,
+    params: Record<string, string>,
+    method: string,
+  ): Promise<RestResponse> {
+    const variables: Record<string, unknown> = { ...params, ...queryVariables(request.search, route.query) };
+    if (route.body) variables.input = await bodyVariable(request);
+
+    const { execute, contextFactory } = yoga.getEnveloped({
+      rest: request,
+      params: { query: route.document, variables, operationName: route.operationId },
+    });
+    const contextValue = await contextFactory();
+    const result = (await execute({
+      schema,
+      document: route.parsed,
+      contextValue,
+      variableValues: variables,
+      operationName: route.operationId,
+    })) as ExecutionResult;
+
+    if (result.errors?.length) return problemFromErrors(result.errors, logger);
+    const value = (result.data as Record<string, unknown>)[route.rootField];
+    if (value === null || value === undefined) return problem('notFound', route.notFound ?? 'Not found');
+    const cacheControl = route.cacheControl ?? (method === 'GET' ? 'private, no-cache' : 'no-store');
+    if (route.status === 204) return { status: 204, headers: { 'Cache-Control': cacheControl }, body: null };
+    if (route.produces) {
+      const content = await route.produces.render(value as Record<string, unknown>);
+      return {
+        status: route.status,
+        headers: { 'Content-Type': route.produces.contentType, 'Cache-Control': cacheControl },
+        body: content,
+      };
+    }
+    const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, 'Cache-Control': cacheControl };
+    if (route.location) headers.Location = route.location(value as Record<string, unknown>);
+    let items = value;
+    if (route.paged) {
+      const page = route.paged === 'items' ? (value as { items: unknown[]; total: number }) : null;
+      items = page ? page.items : value;
+      const total = page ? page.total : (result.data as Record<string, unknown>).total;
+      Object.assign(headers, pagingHeaders(route, request, variables, items as unknown[], total));
+    }
+    return { status: route.status, headers, body: JSON.stringify(withoutNulls(items)) };
+  }
+
+  return {
+    owns: (pathname) => matching(pathname).length > 0,
+
+    async handle(request) {
+      const found = matching(request.pathname);
+      if (found.length === 0) return problem('notFound', `There is no resource at ${request.pathname}`);
+      if (request.method === 'OPTIONS')
+        return {
+          status: 204,
+          headers: { Allow: allowedMethods(found.map(({ route }) => route.method)) },
+          body: null,
+        };
+      // HEAD is GET without the body: same status and headers (the transport drops the body).
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      const hit = found.find(({ route }) => route.method === method);
+      if (!hit) {
+        const allow = [...new Set(found.map(({ route }) => route.method))].sort().join(', ');
+        return problem('methodNotAllowed', `${request.method} is not supported here; use ${allow}`, [], {
+          Allow: allow,
+        });
+      }
+      try {
+        return await run(request, hit.route, hit.params, method);
+      } catch (error) {
+        if (error instanceof RequestProblem)
+          return problem(error.kind, error.message, error.issues, error.headers);
+        // A failure yoga already turned into a coded error (its context factory masks what it throws).
+        if (error instanceof GraphQLError && kindOfCode(error.extensions.code))
+          return problemFromErrors([error], logger);
+        if (isDatabaseUnreachable(error))
+          return problem('unavailable', 'The database is unreachable; try again shortly', [], {
+            'Retry-After': '5',
+          });
+        logger.error('REST request failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return problem('internal', 'Internal server error');
+      }
+    },
+  };
+}
+
+/** RFC 8288 links to the first, previous and next pages, and the total when the operation counted it. */
+function pagingHeaders(
+  route: Route,
+  request: RestRequest,
+  variables: Record<string, unknown>,
+  items: unknown[],
+  total: unknown,
+) {
+  const { page, limit } = pageOf(variables as { page?: number; limit?: number });
+  // Only the route's own parameters are carried over: a link never repeats whatever else the URL held.
+  const kept = [...new URLSearchParams(request.search)].filter(([name]) => name in (route.query ?? {}));
+  const link = (rel: string, target: number) => {
+    const query = new URLSearchParams(kept);
+    query.set('page', String(target));
+    query.set('limit', String(limit));
+    return `<${request.pathname}?${query}>; rel="${rel}"`;
+  };
+  const hasNext = typeof total === 'number' ? page * limit < total : items.length === limit;
+  const links = [link('first', 1)];
+  if (page > 1) links.push(link('prev', page - 1));
+  if (hasNext) links.push(link('next', page + 1));
+  const headers: Record<string, string> = { Link: links.join(', ') };
+  if (typeof total === 'number') headers['X-Total-Count'] = String(total);
+  return headers;
+}
+
+/**
+ * REST leaves out what does not apply rather than sending null: a general ticket has no eventId, an event
+ * of unlimited capacity no capacity. Clients of the reference document never see a field they don't know.
+ */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key in value) {
+      const item = (value as Record<string, unknown>)[key];
+      if (item !== null) out[key] = withoutNulls(item);
+    }
+    return out;
+  }
+  return value;
+}
