@@ -76,7 +76,20 @@ export function museumClock(timeZone: string): Clock {
     month: '2-digit',
     day: '2-digit',
   });
-  return { today: () => format.format(new Date()) };
+  // Every zone's offset is a whole number of minutes, so the local date can only change when a UTC
+  // minute begins: formatting once a minute is exact.
+  let minute = -1;
+  let date = '';
+  return {
+    today: () => {
+      const now = Math.floor(Date.now() / 60_000);
+      if (now !== minute) {
+        minute = now;
+        date = format.format(new Date(now * 60_000));
+      }
+      return date;
+    },
+  };
 }
 
 /** Postgres returns `time` as 'HH:MM:SS'; the API speaks 'HH:MM'. */
