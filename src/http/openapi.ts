@@ -32,10 +32,9 @@ import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
 import { schema as graphqlSchema } from '../graphql/schema.ts';
 import { problemOf, WWW_AUTHENTICATE } from './problem.ts';
 import { type Route, routes as restRoutes } from './routes.ts';
+import { OPENAPI_SECURITY_SCHEME } from './use-docs.ts';
 
 type Json = Record<string, unknown>;
-
-export const OPENAPI_SECURITY_SCHEME = 'MuseumPlaceholderAuth';
 
 const DESCRIPTION = `Tickets, opening hours and special events of the museum. The REST operations below are those of
 the [Redocly Museum API 1.2.1](https://github.com/Redocly/museum-openapi-example); every one is a thin mapping onto

@@ -2,8 +2,6 @@
 // operation; rest.ts turns path and query parameters and the JSON body into its variables and the
 // root field's value into the response. Nothing else happens here: rules live in the domain folders.
 
-import { ticketCodePng } from '../tickets/ticket-code.ts';
-
 const SPECIAL_EVENT_FIELDS = 'eventId name location eventDescription dates price capacity';
 const CONFIRMATION_FIELDS = 'message ticketId ticketType ticketDate confirmationCode eventId eventName';
 
@@ -179,7 +177,11 @@ export const routes: Route[] = [
     cacheControl: 'no-store',
     produces: {
       contentType: 'image/png',
-      render: async (ticket) => new Uint8Array(await ticketCodePng(String(ticket.confirmationCode))),
+      render: async (ticket) => {
+        // The QR encoder is loaded when the first code is asked for.
+        const { ticketCodePng } = await import('../tickets/ticket-code.ts');
+        return new Uint8Array(await ticketCodePng(String(ticket.confirmationCode)));
+      },
     },
   },
 ];

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { pagePolicy } from './csp.ts';
 import { staticAsset } from './static-asset.ts';
@@ -56,7 +55,9 @@ export function graphiqlPolicy(html: string): string {
  */
 export function useGraphiQL(graphqlEndpoint: string): Plugin {
   const page = staticAsset(
-    () => {
+    // The renderer module is the 9 MB page itself: loaded when somebody first asks for it, not at start-up.
+    async () => {
+      const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
       const html = renderGraphiQL(GRAPHIQL_OPTIONS);
       return { body: html, headers: { 'Content-Security-Policy': graphiqlPolicy(html) } };
     },
