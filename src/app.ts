@@ -15,10 +15,11 @@ import { createRestHandler, type RestRequest } from './http/rest.ts';
 import { routes } from './http/routes.ts';
 import { useAuthGate } from './http/use-auth-gate.ts';
 import { DOCS_PATHS, useDocs } from './http/use-docs.ts';
-import { useEdges, useExecutionTimeout } from './http/use-edges.ts';
+import { useExecutionTimeout } from './http/use-execution-timeout.ts';
 import { useGraphiQL } from './http/use-graphiql.ts';
 import { useInputErrors } from './http/use-input-errors.ts';
 import { useQueryLimits } from './http/use-query-limits.ts';
+import { useRefusalBodies } from './http/use-refusal-bodies.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
 
@@ -44,6 +45,7 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
   const rest = createRestHandler(yoga, routes, deps.logger);
   const front = createFront({
     yoga,
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
     rest,
     db: deps.db,
     isDraining: options.isDraining ?? (() => false),
@@ -96,11 +98,7 @@ function createGraphQLServer(deps: AppDeps): Yoga {
       },
     },
     plugins: [
-      useEdges({
-        graphqlEndpoint: GRAPHQL_ENDPOINT,
-        readOnlyPaths: isDocsPath,
-        corsOrigins: deps.config.corsOrigins,
-      }),
+      useRefusalBodies(),
       ...(deps.config.graphiql ? [useGraphiQL(GRAPHQL_ENDPOINT)] : []),
       useQueryLimits({ introspection: deps.config.introspection }),
       useExecutionTimeout(deps.config.operationTimeoutMs),

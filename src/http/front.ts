@@ -1,14 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { YogaServerInstance } from 'graphql-yoga';
+import { ERROR_KINDS, type ErrorKind, type FieldIssue } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import { addressOf, clientAddress } from './client-address.ts';
 import { addEdgeHeaders, preflight } from './edge-headers.ts';
+import { parseJsonBody } from './json-body.ts';
 import { BODY_LIMIT_BYTES, problem, type RestHandler, type RestRequest, type RestResponse } from './rest.ts';
-import { readLimited } from './use-edges.ts';
 
 export interface FrontOptions {
   yoga: YogaServerInstance<Record<string, unknown>, RequestContext>;
+  graphqlEndpoint: string;
   rest: RestHandler;
   db: Database;
   isDraining: () => boolean;
@@ -31,6 +33,29 @@ export interface Front {
 }
 
 const HEALTH_PATHS = new Set(['/health/live', '/health/ready']);
+
+/** Yoga is to answer; `json` and `bytes` are a GraphQL POST's body, already read and checked. */
+interface ToYoga {
+  yoga: true;
+  json?: unknown;
+  bytes?: Uint8Array;
+}
+
+/** An edge refusal on /graphql: a GraphQL error with the kind's status and code. */
+function graphqlRefusal(
+  kind: ErrorKind,
+  detail: string,
+  issues: FieldIssue[] = [],
+  headers: Record<string, string> = {},
+): RestResponse {
+  const { code, status } = ERROR_KINDS[kind];
+  const extensions = kind === 'validation' ? { code, errors: issues } : { code };
+  return {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers },
+    body: JSON.stringify({ errors: [{ message: detail, extensions }] }),
+  };
+}
 
 /**
  * The front door of every request. The REST routes, the health checks and unknown paths are answered here,
@@ -61,21 +86,57 @@ export function createFront(options: FrontOptions): Front {
     }
   }
 
-  /** The answer for a path this front serves itself; null for yoga's paths. */
-  async function answer(request: RestRequest, origin: string | null, corsMethod: string | null) {
+  /**
+   * The answer for a request this front serves itself, or what yoga is to be handed: GraphQL (with its
+   * JSON body already read and checked here) and the documentation.
+   */
+  async function answer(request: RestRequest): Promise<RestResponse | ToYoga> {
     const { pathname, method } = request;
-    if (options.servedByYoga(pathname)) return null;
-    const corsPreflight = preflight(method, origin, corsMethod, allowedOrigins);
-    let response: RestResponse;
-    if (corsPreflight) response = { ...corsPreflight, body: null };
-    else if (HEALTH_PATHS.has(pathname)) {
-      response =
-        method === 'OPTIONS'
-          ? { status: 204, headers: { Allow: 'GET, HEAD, OPTIONS' }, body: null }
-          : await health(pathname, method);
-    } else response = await rest.handle(request);
-    addEdgeHeaders(response.headers, origin, allowedOrigins);
-    return response;
+    const origin = request.header('origin');
+    const corsPreflight = preflight(
+      method,
+      origin,
+      request.header('access-control-request-method'),
+      allowedOrigins,
+    );
+    if (corsPreflight) return { ...corsPreflight, body: null };
+    if (options.servedByYoga(pathname)) {
+      if (method === 'OPTIONS') {
+        const allow = pathname === options.graphqlEndpoint ? 'GET, POST, OPTIONS' : 'GET, HEAD, OPTIONS';
+        return { status: 204, headers: { Allow: allow }, body: null };
+      }
+      if (method === 'POST' && pathname === options.graphqlEndpoint) return graphqlBody(request);
+      return { yoga: true };
+    }
+    if (HEALTH_PATHS.has(pathname)) {
+      return method === 'OPTIONS'
+        ? { status: 204, headers: { Allow: 'GET, HEAD, OPTIONS' }, body: null }
+        : health(pathname, method);
+    }
+    return rest.handle(request);
+  }
+
+  /**
+   * A GraphQL POST's body, read whole here: at most 64 KiB (413), JSON (415: a form or text/plain post, which
+   * any web page may send across sites without a preflight, is refused), and strict JSON (400).
+   */
+  async function graphqlBody(request: RestRequest): Promise<RestResponse | ToYoga> {
+    const mediaType = request.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+    if (mediaType !== 'application/json')
+      return graphqlRefusal('unsupportedMediaType', 'A GraphQL request body must be application/json');
+    const bytes = await request.body();
+    if (bytes === null)
+      return graphqlRefusal(
+        'payloadTooLarge',
+        `The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB`,
+        [],
+        {
+          Connection: 'close',
+        },
+      );
+    const parsed = parseJsonBody(bytes);
+    if (!parsed.ok) return graphqlRefusal('validation', parsed.detail, [parsed.issue]);
+    return { yoga: true, json: parsed.value, bytes };
   }
 
   return {
@@ -95,12 +156,19 @@ export function createFront(options: FrontOptions): Front {
         address: addressOf(req.socket.remoteAddress, headers['x-forwarded-for'], options.trustProxy),
         body: () => readNodeBody(req),
       };
-      answer(request, request.header('origin'), request.header('access-control-request-method')).then(
+      answer(request).then(
         (response) => {
-          if (response === null) {
+          if ('yoga' in response) {
+            // Yoga writes its own answer; the edge headers go on first (a page may set its own CSP), and
+            // a body read here is handed over parsed, so yoga neither reads nor parses it again.
+            const edge = addEdgeHeaders({}, request.header('origin'), allowedOrigins);
+            for (const name in edge) res.setHeader(name, edge[name]!);
+            if (response.json !== undefined)
+              (req as IncomingMessage & { body?: unknown }).body = response.json;
             yoga(req, res);
             return;
           }
+          addEdgeHeaders(response.headers, request.header('origin'), allowedOrigins);
           send(res, response, request.method === 'HEAD');
         },
         () => {
@@ -125,18 +193,53 @@ export function createFront(options: FrontOptions): Front {
           return readLimited(fetchRequest.body, BODY_LIMIT_BYTES).catch(() => null);
         },
       };
-      const response = await answer(
-        request,
-        request.header('origin'),
-        request.header('access-control-request-method'),
-      );
-      if (response === null) return yoga.handleRequest(fetchRequest, serverContext as never);
+      const response = await answer(request);
+      const origin = request.header('origin');
+      if ('yoga' in response) {
+        const forwarded = response.bytes
+          ? new Request(fetchRequest.url, {
+              method: fetchRequest.method,
+              headers: fetchRequest.headers,
+              body: response.bytes as Uint8Array<ArrayBuffer>,
+            })
+          : fetchRequest;
+        const answered = await yoga.handleRequest(forwarded, serverContext as never);
+        const headers = new Headers(answered.headers);
+        const edge = addEdgeHeaders({}, origin, allowedOrigins);
+        for (const name in edge) {
+          if (!headers.has(name)) headers.set(name, edge[name]!);
+          else if (name === 'Vary') headers.append(name, edge[name]!);
+        }
+        return new Response(answered.body, { status: answered.status, headers });
+      }
+      addEdgeHeaders(response.headers, origin, allowedOrigins);
       return new Response(request.method === 'HEAD' ? null : (response.body as BodyInit | null), {
         status: response.status,
         headers: response.headers,
       });
     },
   };
+}
+
+/** Reads a body stream to its end; null as soon as it passes `limit` (the rest is not read). */
+export async function readLimited(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+): Promise<Uint8Array | null> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
 }
 
 /** The whole body of a node request, or null as soon as it passes BODY_LIMIT_BYTES (it is not read on). */

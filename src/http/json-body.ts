@@ -1,6 +1,7 @@
 import type { FieldIssue } from '../common/errors.ts';
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps a byte order mark in the text, where JSON.parse refuses it (RFC 8259 §8.1: none is sent).
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export type JsonBody =
   | { ok: true; value: unknown; text: string }
