@@ -1,8 +1,21 @@
-// `npm run bench`: throughput and latency of the main requests against a started server process.
-// Seeds BENCH_EVENTS events (default 100 000, each on 1–5 dates over three years) into the database
-// that DATABASE_URL names (default: a fresh embedded in-memory one), then drives each request with
-// BENCH_CONNECTIONS concurrent clients for BENCH_SECONDS seconds. Bounded, loopback only.
+// `npm run bench`: the service's speed and memory, measured, never asserted (no timed tests).
+//
+// 1. Throughput: BENCH_EVENTS events (default 100 000, each on 1–5 dates over three years) in a PostgreSQL
+//    database, a started server process, and each hot request driven by BENCH_CONNECTIONS clients for
+//    BENCH_SECONDS seconds — with wrk when it is installed (Debian's `wrk`), else with Node's fetch. Reports
+//    req/s, p50, p99 and the server's peak RSS per request, and its RSS idle before the load.
+// 2. Scale: p50 of GET /special-events (one week) at one connection, at BENCH_SCALES events (default
+//    1 000, 100 000 and 1 000 000), on PostgreSQL and on the embedded database: the list must not slow
+//    down as the table grows.
+//
+// DATABASE_URL names a PostgreSQL server (its admin database); bench_* databases are created there and
+// kept between runs (seeding a million events takes a while). Bounded, loopback only.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import { Account } from '../src/accounts/account.entity.ts';
 import { hashPassword } from '../src/accounts/passwords.ts';
 import { openMuseum } from '../src/app.ts';
@@ -10,137 +23,271 @@ import { addDays, isoWeekday } from '../src/common/dates.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { basic } from './support/museum.ts';
-import { spawnServer } from './support/server.ts';
+import { type RunningServer, spawnServer } from './support/server.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const databaseUrl = process.env.DATABASE_URL;
-
-const today = new Date().toISOString().slice(0, 10);
-let nextOpenDay = addDays(today, 1);
-while (isoWeekday(nextOpenDay) > 5) nextOpenDay = addDays(nextOpenDay, 1);
-
-if (!databaseUrl) {
-  console.error('bench: set DATABASE_URL=postgres://… (the embedded database serves one process at a time)');
+const SCALES = (process.env.BENCH_SCALES ?? '1000,100000,1000000').split(',').map(Number);
+const adminUrl = process.env.DATABASE_URL;
+if (!adminUrl?.startsWith('postgres')) {
+  console.error('bench: set DATABASE_URL=postgres://… (a server where bench_* databases may be created)');
   process.exit(2);
 }
 
-// Seed with set-based SQL: events on 1–5 dates spread over three years from today.
-const museum = await openMuseum(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }), {
-  logger: createLogger('silent'),
-  announce: () => {},
-});
-const em = museum.deps.db.fork();
-const [{ count } = { count: 0 }] = await em.execute<{ count: number }[]>(
-  'select count(*)::int as count from special_event',
-);
-if (count < EVENTS) {
-  const started = performance.now();
-  await em.execute(
-    `insert into special_event (id, name, location, event_description, price, created_at)
-     select gen_random_uuid(), 'Event ' || n, 'Hall ' || (n % 20), 'Benchmark event ' || n, (n % 100) + 0.5, now()
-     from generate_series(1, ?) as n`,
-    [EVENTS - count],
-  );
-  await em.execute(
-    `insert into special_event_date (event_id, date, name, previous_date, listed)
-     select e.id, d.date, e.name, lag(d.date) over (partition by e.id order by d.date), true
-     from special_event e
-     cross join lateral (
-       select distinct (?::date + ((abs(hashtext(e.id::text || k)) % 1095)))::date as date
-       from generate_series(1, 1 + abs(hashtext(e.id::text)) % 5) as k
-     ) d
-     where not exists (select 1 from special_event_date x where x.event_id = e.id)`,
-    [today],
-  );
-  await em.execute('analyze');
-  console.log(`seeded ${EVENTS - count} events in ${Math.round(performance.now() - started)} ms`);
-}
-if (!(await em.findOne(Account, { name: 'bench' }))) {
-  em.create(Account, { name: 'bench', role: 'staff', passwordHash: await hashPassword('bench-password') });
-  await em.flush();
-}
-const [first] = await em.execute<{ id: string }[]>('select id from special_event limit 1');
-const eventId = first!.id;
-await museum.close();
-
-const server = await spawnServer({ DATABASE_URL: databaseUrl });
+const today = new Date().toISOString().slice(0, 10);
+let nextMonday = addDays(today, 1);
+while (isoWeekday(nextMonday) !== 1) nextMonday = addDays(nextMonday, 1);
+const weekEnd = addDays(nextMonday, 6);
 const authorization = basic('bench', 'bench-password');
+const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
+
+/** A database of `name` on the PostgreSQL server (created when missing). */
+async function postgresDatabase(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const exists = await admin.query('select 1 from pg_database where datname = $1', [name]);
+  if (exists.rowCount === 0) await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl!);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Brings the database to `events` events (set-based SQL through the real migrations) and a staff account. */
+async function seed(env: Record<string, string>, events: number): Promise<string> {
+  const museum = await openMuseum(loadConfig({ ...env, LOG_LEVEL: 'silent' }), {
+    logger: createLogger('silent'),
+    announce: () => {},
+  });
+  try {
+    const em = museum.deps.db.fork();
+    const [{ count } = { count: 0 }] = await em.execute<{ count: number }[]>(
+      'select count(*)::int as count from special_event',
+    );
+    if (count < events) {
+      const started = performance.now();
+      // In slices, so the embedded database never holds one huge statement's work at once.
+      for (let done = count; done < events; done += 100_000) {
+        const slice = Math.min(100_000, events - done);
+        await em.execute(
+          `insert into special_event (id, name, location, event_description, price, created_at)
+           select gen_random_uuid(), 'Event ' || n, 'Hall ' || (n % 20), 'Benchmark event ' || n, (n % 100) + 0.5, now()
+           from generate_series(?::int + 1, ?::int + ?::int) as n`,
+          [done, done, slice],
+        );
+        await em.execute(
+          `insert into special_event_date (event_id, date, name, previous_date, listed)
+           select e.id, d.date, e.name, lag(d.date) over (partition by e.id order by d.date), true
+           from special_event e
+           cross join lateral (
+             select distinct (?::date + ((abs(hashtext(e.id::text || k)) % 1095)))::date as date
+             from generate_series(1, 1 + abs(hashtext(e.id::text)) % 5) as k
+           ) d
+           where not exists (select 1 from special_event_date x where x.event_id = e.id)`,
+          [today],
+        );
+      }
+      await em.execute('analyze');
+      console.error(`seeded ${events - count} events in ${Math.round(performance.now() - started)} ms`);
+    }
+    if (!(await em.findOne(Account, { name: 'bench' }))) {
+      em.create(Account, {
+        name: 'bench',
+        role: 'staff',
+        passwordHash: await hashPassword('bench-password'),
+      });
+      await em.flush();
+    }
+    const [first] = await em.execute<{ id: string }[]>('select id from special_event order by id limit 1');
+    return first!.id;
+  } finally {
+    await museum.close();
+  }
+}
+
+function rssOf(server: RunningServer): number {
+  const status = readFileSync(`/proc/${server.child.pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
 
 interface Scenario {
   name: string;
-  request: () => Promise<Response>;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
   expect: number;
 }
 
-const scenarios: Scenario[] = [
-  {
-    name: 'GET /museum-hours',
-    expect: 200,
-    request: () => fetch(`${server.url}/museum-hours`, { headers: { authorization } }),
-  },
-  {
-    name: 'GET /special-events (one week)',
-    expect: 200,
-    request: () =>
-      fetch(`${server.url}/special-events?startDate=${nextOpenDay}`, { headers: { authorization } }),
-  },
-  {
-    name: 'GET /special-events/{id}',
-    expect: 200,
-    request: () => fetch(`${server.url}/special-events/${eventId}`, { headers: { authorization } }),
-  },
-  {
-    name: 'POST /tickets (general)',
-    expect: 201,
-    request: () =>
-      fetch(`${server.url}/tickets`, {
-        method: 'POST',
-        headers: { authorization, 'content-type': 'application/json' },
-        body: JSON.stringify({ ticketType: 'general', ticketDate: nextOpenDay, email: 'bench@example.com' }),
-      }),
-  },
-  {
-    name: 'POST /graphql (hours + events)',
-    expect: 200,
-    request: () =>
-      fetch(`${server.url}/graphql`, {
-        method: 'POST',
-        headers: { authorization, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          query: `{ museumHours(limit: 5) { date timeOpen } specialEvents(startDate: "${nextOpenDay}") { eventId name price } }`,
-        }),
-      }),
-  },
-];
-
-try {
-  console.log(`${EVENTS} events, ${CONNECTIONS} connections, ${SECONDS} s per request`);
-  console.log('| request | req/s | p50 ms | p99 ms | errors |\n|---|---|---|---|---|');
-  for (const scenario of scenarios) {
-    const latencies: number[] = [];
-    let errors = 0;
-    const deadline = performance.now() + SECONDS * 1000;
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async () => {
-        while (performance.now() < deadline) {
-          const started = performance.now();
-          const response = await scenario.request();
-          await response.arrayBuffer();
-          latencies.push(performance.now() - started);
-          if (response.status !== scenario.expect) errors++;
-        }
-      }),
-    );
-    latencies.sort((a, b) => a - b);
-    const at = (q: number) =>
-      latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(1);
-    const rate = Math.round(latencies.length / SECONDS);
-    console.log(`| ${scenario.name} | ${rate} | ${at(0.5)} | ${at(0.99)} | ${errors} |`);
-  }
-  const rss = process.memoryUsage().rss;
-  console.log(`(load generator RSS ${Math.round(rss / 2 ** 20)} MiB)`);
-} finally {
-  await server.stop();
+interface Measured {
+  rate: number;
+  p50: number;
+  p99: number;
+  errors: number;
 }
+
+/** wrk with a Lua script for the method, headers and body; its latency distribution gives p50 and p99. */
+function withWrk(url: string, scenario: Scenario, connections: number, seconds: number): Measured {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const script = join(dir, 'request.lua');
+  writeFileSync(
+    script,
+    [
+      `wrk.method = "${scenario.method}"`,
+      `wrk.headers["Authorization"] = "${authorization}"`,
+      ...(scenario.body === undefined
+        ? []
+        : [
+            'wrk.headers["Content-Type"] = "application/json"',
+            `wrk.body = [[${JSON.stringify(scenario.body)}]]`,
+          ]),
+      `done = function(summary, latency, requests)
+         io.write(string.format("RESULT %d %d %d %d %d\\n", summary.requests, summary.duration,
+           latency:percentile(50), latency:percentile(99),
+           summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+       end`,
+    ].join('\n'),
+  );
+  const run = spawnSync(
+    'wrk',
+    ['-t2', `-c${connections}`, `-d${seconds}s`, '-s', script, `${url}${scenario.path}`],
+    { encoding: 'utf8', timeout: (seconds + 30) * 1000 },
+  );
+  rmSync(dir, { recursive: true, force: true });
+  const [requests, durationUs, p50, p99, errors] = (/RESULT (.*)/.exec(run.stdout)?.[1] ?? '0 1 0 0 1')
+    .split(' ')
+    .map(Number) as [number, number, number, number, number];
+  return { rate: Math.round(requests / (durationUs / 1e6)), p50: p50 / 1000, p99: p99 / 1000, errors };
+}
+
+/** The same with Node's fetch, for machines without wrk (it takes more of the CPU it measures). */
+async function withFetch(
+  url: string,
+  scenario: Scenario,
+  connections: number,
+  seconds: number,
+): Promise<Measured> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < deadline) {
+        const started = performance.now();
+        const response = await fetch(`${url}${scenario.path}`, {
+          method: scenario.method,
+          headers: {
+            authorization,
+            ...(scenario.body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body),
+        });
+        await response.arrayBuffer();
+        latencies.push(performance.now() - started);
+        if (response.status !== scenario.expect) errors++;
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { rate: Math.round(latencies.length / seconds), p50: at(0.5), p99: at(0.99), errors };
+}
+
+const measure = (url: string, scenario: Scenario, connections: number, seconds: number) =>
+  hasWrk
+    ? Promise.resolve(withWrk(url, scenario, connections, seconds))
+    : withFetch(url, scenario, connections, seconds);
+
+async function throughput() {
+  const databaseUrl = await postgresDatabase(`bench_${EVENTS}`);
+  const eventId = await seed({ DATABASE_URL: databaseUrl }, EVENTS);
+  const server = await spawnServer({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' });
+  try {
+    const scenarios: Scenario[] = [
+      { name: 'GET /museum-hours', method: 'GET', path: '/museum-hours', expect: 200 },
+      {
+        name: 'GET /special-events (one week)',
+        method: 'GET',
+        path: `/special-events?startDate=${nextMonday}&endDate=${weekEnd}`,
+        expect: 200,
+      },
+      { name: 'GET /special-events/{id}', method: 'GET', path: `/special-events/${eventId}`, expect: 200 },
+      {
+        name: 'POST /graphql specialEvents (one week)',
+        method: 'POST',
+        path: '/graphql',
+        body: {
+          query: `{ specialEvents(startDate: "${nextMonday}", endDate: "${weekEnd}", limit: 10) { eventId name location eventDescription dates price } }`,
+        },
+        expect: 200,
+      },
+      {
+        name: 'POST /tickets (general)',
+        method: 'POST',
+        path: '/tickets',
+        body: { ticketType: 'general', ticketDate: nextMonday, email: 'bench@example.com' },
+        expect: 201,
+      },
+    ];
+    // One request first, so the credential is verified (scrypt) before the clock runs.
+    await fetch(`${server.url}/museum-hours`, { headers: { authorization } });
+    const idle = rssOf(server);
+    console.log(
+      `\n${EVENTS} events on PostgreSQL, ${CONNECTIONS} connections, ${SECONDS} s per request, ${hasWrk ? 'wrk' : 'fetch'}; server RSS idle ${Math.round(idle)} MB`,
+    );
+    console.log('| request | req/s | p50 ms | p99 ms | errors | peak RSS MB |\n|---|---|---|---|---|---|');
+    for (const scenario of scenarios) {
+      let peak = rssOf(server);
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, rssOf(server));
+      }, 100);
+      const result = await measure(server.url, scenario, CONNECTIONS, SECONDS);
+      clearInterval(sampler);
+      console.log(
+        `| ${scenario.name} | ${result.rate} | ${result.p50.toFixed(1)} | ${result.p99.toFixed(1)} | ${result.errors} | ${Math.round(peak)} |`,
+      );
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+/** p50 of the week's event list at one connection, for each scale, on one kind of database. */
+async function scale(kind: 'postgresql' | 'embedded') {
+  const row: string[] = [];
+  const p50s: number[] = [];
+  for (const events of SCALES) {
+    const dataDir = join(tmpdir(), `museum-bench-embedded-${events}`);
+    const env: Record<string, string> =
+      kind === 'postgresql'
+        ? { DATABASE_URL: await postgresDatabase(`bench_${events}`) }
+        : { MUSEUM_DATA_DIR: dataDir };
+    await seed(env, events);
+    const server = await spawnServer({ ...env, LOG_LEVEL: 'warn' });
+    try {
+      const list: Scenario = {
+        name: 'list',
+        method: 'GET',
+        path: `/special-events?startDate=${nextMonday}&endDate=${weekEnd}`,
+        expect: 200,
+      };
+      await fetch(`${server.url}/museum-hours`, { headers: { authorization } });
+      await measure(server.url, list, 1, 1); // warm-up: plans, caches
+      const { p50 } = await measure(server.url, list, 1, 3);
+      p50s.push(p50);
+      row.push(p50.toFixed(2));
+    } finally {
+      await server.stop();
+    }
+  }
+  const growth = p50s.at(-1)! / p50s[0]!;
+  console.log(`| ${kind} | ${row.join(' | ')} | ${growth.toFixed(2)}× |`);
+}
+
+await throughput();
+console.log(`\np50 ms of GET /special-events (one week) at one connection, by events in the database`);
+console.log(
+  `| database | ${SCALES.join(' | ')} | last ÷ first |\n|---|${SCALES.map(() => '---|').join('')}---|`,
+);
+await scale('postgresql');
+await scale('embedded');
