@@ -10,7 +10,8 @@ import { seedDemoEvents } from './events/demo-events.ts';
 import { schema } from './graphql/schema.ts';
 import { clientAddress } from './http/client-address.ts';
 import { clientKind, createErrorMask, describe } from './http/errors.ts';
-import { createFront, type Front } from './http/front.ts';
+import { createFront, type Front, type ServerContext } from './http/front.ts';
+import { createMetrics, type Metrics } from './http/observe.ts';
 import { createRestHandler, type RestRequest } from './http/rest.ts';
 import { routes } from './http/routes.ts';
 import { useAuthGate } from './http/use-auth-gate.ts';
@@ -41,7 +42,8 @@ const isDocsPath = (pathname: string) =>
 
 /** The whole HTTP application over its dependencies; it never listens (server.ts does). */
 export function createApp(deps: AppDeps, options: { isDraining?: () => boolean } = {}): App {
-  const yoga = createGraphQLServer(deps);
+  const metrics = deps.config.metrics ? createMetrics(deps.db) : undefined;
+  const yoga = createGraphQLServer(deps, metrics);
   const rest = createRestHandler(yoga, routes, deps.logger);
   const front = createFront({
     yoga,
@@ -52,30 +54,35 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     servedByYoga: (pathname) => pathname === GRAPHQL_ENDPOINT || isDocsPath(pathname),
     corsOrigins: deps.config.corsOrigins,
     trustProxy: deps.config.trustProxy,
+    metrics,
+    logger: deps.logger,
   });
   return { ...front, yoga };
 }
 
 /** Initial context of a REST operation (rest.ts), beside what yoga gives a GraphQL request. */
-interface InitialContext {
+interface InitialContext extends ServerContext {
   request: Request;
   rest?: RestRequest;
 }
 
 /** Yoga: GraphQL over HTTP, GraphiQL and the documentation, and the envelop that REST operations run in. */
-function createGraphQLServer(deps: AppDeps): Yoga {
+function createGraphQLServer(deps: AppDeps, metrics: Metrics | undefined): Yoga {
   const { logger } = deps;
   return createYoga<Record<string, unknown>, RequestContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
-    context: (initial) => {
+    context: async (initial) => {
       const { request, rest, ...serverContext } = initial as unknown as InitialContext;
       if (rest) return createRequestContext(deps, rest.header, rest.address);
-      return createRequestContext(
+      const context = await createRequestContext(
         deps,
         (name) => request.headers.get(name),
         clientAddress(serverContext, request, deps.config.trustProxy),
       );
+      const observation = serverContext.observation ?? serverContext.req?.observation;
+      if (observation) observation.account = context.principal?.name;
+      return context;
     },
     maskedErrors: { maskError: createErrorMask(logger) },
     // Served by useGraphiQL below: compressed and cached, rendered once.
@@ -99,6 +106,7 @@ function createGraphQLServer(deps: AppDeps): Yoga {
     },
     plugins: [
       useRefusalBodies(),
+      ...(metrics ? [metrics.plugin()] : []),
       ...(deps.config.graphiql ? [useGraphiQL(GRAPHQL_ENDPOINT)] : []),
       useQueryLimits({ introspection: deps.config.introspection }),
       useExecutionTimeout(deps.config.operationTimeoutMs),

@@ -52,6 +52,7 @@ export const configSchema = z.object({
   MAX_CONCURRENT_REQUESTS_PER_CLIENT: positiveInt.default(32),
   HTTP_HEADERS_TIMEOUT_MS: positiveInt.max(600_000).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: positiveInt.max(3_600_000).default(30_000),
+  MUSEUM_METRICS: z.enum(['on', 'off']).default('on'),
   REQUEST_TIMEOUT_MS: positiveInt.max(600_000).default(15_000),
 });
 
@@ -81,6 +82,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** How long one operation may run before it is answered 503. */
   operationTimeoutMs: number;
+  /** Prometheus metrics at /metrics (open, as C2 says). */
+  metrics: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -133,5 +136,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     operationTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    metrics: e.MUSEUM_METRICS === 'on',
   };
 }

@@ -1,25 +1,52 @@
+import { createRequire } from 'node:module';
+import pino from 'pino';
 import type { Config } from './config.ts';
-
-const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+  /** Writes out what is still buffered (before the process exits). */
+  flush(): void;
 }
 
-/** One JSON object per line on stderr. Callers pass no credentials, headers or e-mail addresses. */
-export function createLogger(
-  level: Config['logLevel'],
-  write: (line: string) => void = (line) => process.stderr.write(line),
-): Logger {
-  const threshold = LEVELS[level];
-  const log =
-    (at: keyof typeof LEVELS) =>
-    (message: string, fields: Record<string, unknown> = {}) => {
-      if (LEVELS[at] < threshold) return;
-      write(`${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })}\n`);
-    };
-  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+/**
+ * pino, writing one JSON object per line to stderr (asynchronously: a log line never waits for the terminal
+ * or the disk; `flush` before exiting). In a terminal, and when the dev dependency pino-pretty is installed, lines are
+ * pretty-printed instead. Callers pass no credentials, headers or e-mail addresses; the message comes first
+ * and the fields after it, the one shape every call site uses.
+ */
+export function createLogger(level: Config['logLevel'], destination?: pino.DestinationStream): Logger {
+  const base = pino(
+    {
+      level,
+      messageKey: 'message',
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination ?? defaultDestination(),
+  );
+  return {
+    debug: (message, fields) => base.debug(fields ?? {}, message),
+    info: (message, fields) => base.info(fields ?? {}, message),
+    warn: (message, fields) => base.warn(fields ?? {}, message),
+    error: (message, fields) => base.error(fields ?? {}, message),
+    flush: () => base.flush(),
+  };
+}
+
+function defaultDestination(): pino.DestinationStream {
+  if (process.stderr.isTTY) {
+    try {
+      const pretty = createRequire(import.meta.url)('pino-pretty') as (
+        options: object,
+      ) => pino.DestinationStream;
+      return pretty({ destination: 2, messageKey: 'message', translateTime: 'SYS:HH:MM:ss.l', sync: true });
+    } catch {
+      // pino-pretty is a dev dependency: production installs log JSON.
+    }
+  }
+  return pino.destination({ dest: 2, sync: false });
 }

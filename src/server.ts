@@ -73,6 +73,7 @@ async function shutdown(signal: string) {
   ]);
   if (!closed) logger.warn('database did not close within 10 s; exiting anyway');
   logger.info('stopped');
+  logger.flush();
   process.exit(0);
 }
 

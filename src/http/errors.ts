@@ -19,6 +19,18 @@ export function clientError(
   });
 }
 
+/**
+ * The driver's words for a connection that is gone or cannot be made; these errors carry no SQLSTATE
+ * (pg, pg-pool and pglite-socket).
+ */
+const CONNECTION_LOST =
+  /not queryable|Connection terminated|connection error|Cannot use a pool after calling end|timeout exceeded when trying to connect|Client was closed|Connection ended|socket hang up|ECONNREFUSED|ECONNRESET|EPIPE|Too many connections/i;
+
+/** SQLSTATE codes that mean the database cannot serve now: class 08, shutdowns, too many connections, gone. */
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '3D000']);
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOENT', 'ETIMEDOUT', 'EHOSTUNREACH']);
+
+/** Whether an error means the database is out of reach (503, try again), rather than a fault (500). */
 export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   // Wrapped (a GraphQL error around a failed context, an error with a cause): judge what it wraps.
   const inner =
@@ -27,23 +39,13 @@ export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   if (inner && inner !== error && depth < 5 && isDatabaseUnreachable(inner, depth + 1)) return true;
   if (error instanceof ConnectionException) return true;
   const code = (error as { code?: unknown } | null)?.code;
-  return (
-    typeof code === 'string' &&
-    ([
-      'ECONNREFUSED',
-      'ECONNRESET',
-      'EPIPE',
-      'ENOENT',
-      'ETIMEDOUT',
-      '57P01',
-      '57P02',
-      '57P03',
-      '53300',
-      '3D000',
-    ].includes(code) ||
-      // SQLSTATE class 08: connection exceptions.
-      /^08[0-9A-Z]{3}$/.test(code))
-  );
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_CODES.has(code) || SOCKET_CODES.has(code)) return true;
+    // SQLSTATE class 08: connection exceptions (08P01 is a protocol violation: a bad request, not an outage).
+    if (/^08[0-9A-Z]{3}$/.test(code) && code !== '08P01') return true;
+    return false;
+  }
+  return error instanceof Error && CONNECTION_LOST.test(error.message);
 }
 
 /** The kind of an error the client caused (a 4xx), through any GraphQL wrapping; undefined otherwise. */
@@ -72,6 +74,7 @@ export function createErrorMask(logger: Logger) {
       return withStatus(
         clientError('unavailable', 'The database is unreachable; try again shortly', [], located),
         503,
+        { 'Retry-After': '5' },
       );
     }
     logger.error('unexpected error', { error: describe(original), stack: frames(original) });
@@ -88,8 +91,8 @@ function frames(error: unknown): string | undefined {
     .join('\n');
 }
 
-function withStatus(error: GraphQLError, status: number): GraphQLError {
-  Object.assign(error.extensions, { http: { status } });
+function withStatus(error: GraphQLError, status: number, headers?: Record<string, string>): GraphQLError {
+  Object.assign(error.extensions, { http: headers ? { status, headers } : { status } });
   return error;
 }
 

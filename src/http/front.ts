@@ -3,9 +3,11 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import { ERROR_KINDS, type ErrorKind, type FieldIssue } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
 import { addressOf, clientAddress } from './client-address.ts';
 import { addEdgeHeaders, preflight } from './edge-headers.ts';
 import { parseJsonBody } from './json-body.ts';
+import { type Metrics, type Observation, observationOf } from './observe.ts';
 import { BODY_LIMIT_BYTES, problem, type RestHandler, type RestRequest, type RestResponse } from './rest.ts';
 
 export interface FrontOptions {
@@ -18,11 +20,15 @@ export interface FrontOptions {
   servedByYoga: (pathname: string) => boolean;
   corsOrigins: string[];
   trustProxy: boolean;
+  /** Prometheus metrics, served at /metrics; absent when MUSEUM_METRICS=off. */
+  metrics?: Metrics;
+  logger: Logger;
 }
 
 /** What node's server context looks like to yoga, and what the tests hand `fetch` for a client address. */
-interface ServerContext {
-  req?: { socket?: { remoteAddress?: string } };
+export interface ServerContext {
+  req?: { socket?: { remoteAddress?: string }; observation?: Observation };
+  observation?: Observation;
 }
 
 export interface Front {
@@ -33,6 +39,7 @@ export interface Front {
 }
 
 const HEALTH_PATHS = new Set(['/health/live', '/health/ready']);
+const METRICS_PATH = '/metrics';
 
 /** Yoga is to answer; `json` and `bytes` are a GraphQL POST's body, already read and checked. */
 interface ToYoga {
@@ -64,7 +71,41 @@ function graphqlRefusal(
  */
 export function createFront(options: FrontOptions): Front {
   const allowedOrigins = new Set(options.corsOrigins);
-  const { yoga, rest } = options;
+  const { yoga, rest, metrics, logger } = options;
+
+  async function prometheus(method: string): Promise<RestResponse> {
+    if (method !== 'GET' && method !== 'HEAD')
+      return problem('methodNotAllowed', `${method} is not supported here; use GET`, [], {
+        Allow: 'GET, HEAD',
+      });
+    return {
+      status: 200,
+      headers: { 'Content-Type': metrics!.registry.contentType, 'Cache-Control': 'no-store' },
+      body: await metrics!.registry.metrics(),
+    };
+  }
+
+  /** One line per request, and its metrics, once its answer is done (or the client has gone). */
+  function finished(method: string, observation: Observation, status: number, started: number) {
+    const seconds = (performance.now() - started) / 1000;
+    metrics?.request(method, observation.route, status, seconds);
+    logger.info('request', {
+      method,
+      route: observation.route,
+      status,
+      durationMs: Math.round(seconds * 10_000) / 10,
+      requestId: observation.requestId,
+      account: observation.account,
+    });
+  }
+
+  /** A 5xx problem names the request id, so an operator can find its log line. */
+  function withRequestId(response: RestResponse, observation: Observation): RestResponse {
+    response.headers['X-Request-Id'] = observation.requestId;
+    if (response.status >= 500 && typeof response.body === 'string' && response.body.startsWith('{"type"'))
+      response.body = JSON.stringify({ ...JSON.parse(response.body), requestId: observation.requestId });
+    return response;
+  }
 
   async function health(pathname: string, method: string): Promise<RestResponse> {
     if (method !== 'GET' && method !== 'HEAD')
@@ -91,7 +132,7 @@ export function createFront(options: FrontOptions): Front {
    * JSON body already read and checked here) and the documentation.
    */
   async function answer(request: RestRequest): Promise<RestResponse | ToYoga> {
-    const { pathname, method } = request;
+    const { pathname, method, observation } = request;
     const origin = request.header('origin');
     const corsPreflight = preflight(
       method,
@@ -101,6 +142,7 @@ export function createFront(options: FrontOptions): Front {
     );
     if (corsPreflight) return { ...corsPreflight, body: null };
     if (options.servedByYoga(pathname)) {
+      observation.route = pathname;
       if (method === 'OPTIONS') {
         const allow = pathname === options.graphqlEndpoint ? 'GET, POST, OPTIONS' : 'GET, HEAD, OPTIONS';
         return { status: 204, headers: { Allow: allow }, body: null };
@@ -108,7 +150,12 @@ export function createFront(options: FrontOptions): Front {
       if (method === 'POST' && pathname === options.graphqlEndpoint) return graphqlBody(request);
       return { yoga: true };
     }
+    if (metrics && pathname === METRICS_PATH) {
+      observation.route = pathname;
+      return prometheus(method);
+    }
     if (HEALTH_PATHS.has(pathname)) {
+      observation.route = pathname;
       return method === 'OPTIONS'
         ? { status: 204, headers: { Allow: 'GET, HEAD, OPTIONS' }, body: null }
         : health(pathname, method);
@@ -155,7 +202,15 @@ export function createFront(options: FrontOptions): Front {
         },
         address: addressOf(req.socket.remoteAddress, headers['x-forwarded-for'], options.trustProxy),
         body: () => readNodeBody(req),
+        observation: observationOf(firstValue(headers['x-request-id'])),
       };
+      const { observation } = request;
+      const started = performance.now();
+      res.setHeader('X-Request-Id', observation.requestId);
+      // A client that went away before any answer: 499, as proxies log it.
+      res.once('close', () =>
+        finished(request.method, observation, res.headersSent ? res.statusCode : 499, started),
+      );
       answer(request).then(
         (response) => {
           if ('yoga' in response) {
@@ -163,16 +218,19 @@ export function createFront(options: FrontOptions): Front {
             // a body read here is handed over parsed, so yoga neither reads nor parses it again.
             const edge = addEdgeHeaders({}, request.header('origin'), allowedOrigins);
             for (const name in edge) res.setHeader(name, edge[name]!);
-            if (response.json !== undefined)
-              (req as IncomingMessage & { body?: unknown }).body = response.json;
+            const handedOver = req as IncomingMessage & { body?: unknown; observation?: Observation };
+            if (response.json !== undefined) handedOver.body = response.json;
+            handedOver.observation = observation;
             yoga(req, res);
             return;
           }
           addEdgeHeaders(response.headers, request.header('origin'), allowedOrigins);
-          send(res, response, request.method === 'HEAD');
+          send(res, withRequestId(response, observation), request.method === 'HEAD');
         },
-        () => {
-          if (!res.headersSent) send(res, problem('internal', 'Internal server error'), false);
+        (error) => {
+          logger.error('request failed', { error: String(error), requestId: observation.requestId });
+          if (!res.headersSent)
+            send(res, withRequestId(problem('internal', 'Internal server error'), observation), false);
         },
       );
     },
@@ -192,7 +250,10 @@ export function createFront(options: FrontOptions): Front {
           if (declared !== null && Number(declared) > BODY_LIMIT_BYTES) return null;
           return readLimited(fetchRequest.body, BODY_LIMIT_BYTES).catch(() => null);
         },
+        observation: observationOf(fetchRequest.headers.get('x-request-id')),
       };
+      const { observation } = request;
+      const started = performance.now();
       const response = await answer(request);
       const origin = request.header('origin');
       if ('yoga' in response) {
@@ -203,8 +264,10 @@ export function createFront(options: FrontOptions): Front {
               body: response.bytes as Uint8Array<ArrayBuffer>,
             })
           : fetchRequest;
-        const answered = await yoga.handleRequest(forwarded, serverContext as never);
+        const answered = await yoga.handleRequest(forwarded, { ...serverContext, observation } as never);
+        finished(request.method, observation, answered.status, started);
         const headers = new Headers(answered.headers);
+        headers.set('X-Request-Id', observation.requestId);
         const edge = addEdgeHeaders({}, origin, allowedOrigins);
         for (const name in edge) {
           if (!headers.has(name)) headers.set(name, edge[name]!);
@@ -213,6 +276,8 @@ export function createFront(options: FrontOptions): Front {
         return new Response(answered.body, { status: answered.status, headers });
       }
       addEdgeHeaders(response.headers, origin, allowedOrigins);
+      withRequestId(response, observation);
+      finished(request.method, observation, response.status, started);
       return new Response(request.method === 'HEAD' ? null : (response.body as BodyInit | null), {
         status: response.status,
         headers: response.headers,
@@ -241,6 +306,8 @@ export async function readLimited(
   }
   return Buffer.concat(chunks);
 }
+
+const firstValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 /** The whole body of a node request, or null as soon as it passes BODY_LIMIT_BYTES (it is not read on). */
 function readNodeBody(req: IncomingMessage): Promise<Uint8Array | null> {

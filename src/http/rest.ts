@@ -14,6 +14,7 @@ import type { RequestContext } from '../context.ts';
 import type { Logger } from '../logger.ts';
 import { isDatabaseUnreachable } from './errors.ts';
 import { parseJsonBody } from './json-body.ts';
+import type { Observation } from './observe.ts';
 import { PROBLEM_CONTENT_TYPE, problemOf, WWW_AUTHENTICATE } from './problem.ts';
 import type { ParameterType, Route } from './routes.ts';
 
@@ -32,6 +33,8 @@ export interface RestRequest {
   address: string;
   /** The whole body, or null when it is larger than BODY_LIMIT_BYTES. */
   body(): Promise<Uint8Array | null>;
+  /** Filled in for the request's log line and metrics: its route template and account. */
+  observation: Observation;
 }
 
 export interface RestResponse {
@@ -48,6 +51,8 @@ export interface CompiledRoute extends Route {
   parsed: DocumentNode;
   operation: OperationDefinitionNode;
   rootField: string;
+  /** The path as the OpenAPI document writes it, `/special-events/{eventId}`: the metrics' route label. */
+  template: string;
 }
 
 class RequestProblem extends Error {
@@ -103,7 +108,8 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[]): CompiledR
       .split('/')
       .slice(1)
       .map((part): Segment => (part.startsWith(':') ? { parameter: part.slice(1) } : { literal: part }));
-    return { ...route, segments, parsed, operation, rootField: first.name.value };
+    const template = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
+    return { ...route, segments, parsed, operation, rootField: first.name.value, template };
   });
 }
 
@@ -243,6 +249,7 @@ export function createRestHandler(
       params: { query: route.document, variables, operationName: route.operationId },
     });
     const contextValue = await contextFactory();
+    request.observation.account = (contextValue as unknown as RequestContext).principal?.name;
     const result = (await execute({
       schema,
       document: route.parsed,
@@ -282,6 +289,7 @@ export function createRestHandler(
     async handle(request) {
       const found = matching(request.pathname);
       if (found.length === 0) return problem('notFound', `There is no resource at ${request.pathname}`);
+      request.observation.route = found[0]!.route.template;
       if (request.method === 'OPTIONS')
         return {
           status: 204,

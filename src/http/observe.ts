@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
+import { getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Pool } from 'pg';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database } from '../db/database.ts';
+
+/** What one request leaves for its log line and metrics, filled in as it goes. */
+export interface Observation {
+  requestId: string;
+  /** The route template (`/special-events/{eventId}`, `/graphql`), never the raw path. */
+  route: string;
+  account?: string;
+}
+
+// A request id of the client's (or a proxy's) is kept when it is a plain token, so it can be followed.
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function observationOf(requestIdHeader: string | null | undefined): Observation {
+  const requestId = requestIdHeader && SANE_REQUEST_ID.test(requestIdHeader) ? requestIdHeader : randomUUID();
+  return { requestId, route: 'unmatched' };
+}
+
+/** Distinct operation names kept as labels; beyond, `other`, so clients cannot create unbounded series. */
+const MAX_OPERATION_NAMES = 100;
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface Metrics {
+  registry: Registry;
+  /** Counts a finished request. */
+  request(method: string, route: string, status: number, seconds: number): void;
+  /** An envelop plugin counting GraphQL operations (REST routes run as operations too). */
+  plugin(): Plugin;
+}
+
+/**
+ * Prometheus metrics (prom-client): requests by method, route template and status; GraphQL operations by
+ * name and type; the database pool; Node's own (RSS, event-loop lag, GC). Served at /metrics.
+ */
+export function createMetrics(db: Database): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const requestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from a request to the end of its answer, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const operations = new Counter({
+    name: 'graphql_operations_total',
+    help: 'GraphQL operations executed (REST routes included), by operation name and type.',
+    labelNames: ['operation_name', 'operation_type'] as const,
+    registers: [registry],
+  });
+  const operationDuration = new Histogram({
+    name: 'graphql_operation_duration_seconds',
+    help: 'Execution time of GraphQL operations, by operation name and type.',
+    labelNames: ['operation_name', 'operation_type'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+
+  let pool: Pool | undefined;
+  (db.orm.em.getConnection() as PostgreSqlConnection)
+    .getNativeClient()
+    .then((native) => {
+      pool = native;
+    })
+    .catch(() => {});
+  new Gauge({
+    name: 'db_pool_connections',
+    help: 'Database connections of this instance, by state.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      if (!pool) return;
+      this.set({ state: 'total' }, pool.totalCount);
+      this.set({ state: 'idle' }, pool.idleCount);
+      this.set({ state: 'active' }, pool.totalCount - pool.idleCount);
+    },
+  });
+  new Gauge({
+    name: 'db_pool_waiting',
+    help: 'Queries waiting for a database connection.',
+    registers: [registry],
+    collect() {
+      if (pool) this.set(pool.waitingCount);
+    },
+  });
+
+  const names = new Set<string>();
+  const labelOf = (name: string | undefined) => {
+    if (!name) return 'anonymous';
+    if (names.has(name)) return name;
+    if (names.size >= MAX_OPERATION_NAMES) return 'other';
+    names.add(name);
+    return name;
+  };
+
+  return {
+    registry,
+    request(method, route, status, seconds) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      requestDuration.observe(labels, seconds);
+    },
+    plugin: () => ({
+      onExecute({ args }) {
+        const started = performance.now();
+        const operation = getOperationAST(args.document, args.operationName);
+        const labels = {
+          operation_name: labelOf(operation?.name?.value),
+          operation_type: operation?.operation ?? 'unknown',
+        };
+        return {
+          onExecuteDone() {
+            operations.inc(labels);
+            operationDuration.observe(labels, (performance.now() - started) / 1000);
+          },
+        };
+      },
+    }),
+  };
+}
