@@ -73,15 +73,16 @@ function createGraphQLServer(deps: AppDeps, metrics: Metrics | undefined): Yoga 
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     context: async (initial) => {
-      const { request, rest, ...serverContext } = initial as unknown as InitialContext;
+      // Read by property, not spread: yoga hands the server context down its prototype chain.
+      const { request, rest, observation, req } = initial as unknown as InitialContext;
       if (rest) return createRequestContext(deps, rest.header, rest.address);
       const context = await createRequestContext(
         deps,
         (name) => request.headers.get(name),
-        clientAddress(serverContext, request, deps.config.trustProxy),
+        clientAddress({ req }, request, deps.config.trustProxy),
       );
-      const observation = serverContext.observation ?? serverContext.req?.observation;
-      if (observation) observation.account = context.principal?.name;
+      const observed = observation ?? req?.observation;
+      if (observed) observed.account = context.principal?.name;
       return context;
     },
     maskedErrors: { maskError: createErrorMask(logger) },

@@ -1,0 +1,145 @@
+// Operations (issue 12): Prometheus metrics at /metrics, one JSON log line per request with its request id,
+// X-Request-Id on every answer.
+// @ts-expect-error: the parser ships no types; its result is typed as Family[] below.
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basic, STAFF, startMuseum, type TestMuseum } from './support/museum.ts';
+import { type RunningServer, spawnServerFor } from './support/server.ts';
+
+interface Family {
+  name: string;
+  type: string;
+  metrics: { labels?: Record<string, string>; value?: string; buckets?: Record<string, string> }[];
+}
+
+let museum: TestMuseum;
+beforeAll(async () => {
+  museum = await startMuseum();
+});
+afterAll(() => museum?.close());
+
+async function scrape(target: TestMuseum): Promise<Family[]> {
+  const response = await target.request('GET', '/metrics');
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return parsePrometheusTextFormat(response.text) as Family[];
+}
+
+const family = (families: Family[], name: string) => families.find((f) => f.name === name);
+
+describe('/metrics', () => {
+  it('is open, and counts REST and GraphQL requests under their templates and operation names', async () => {
+    const created = await museum.rest('POST', '/special-events', {
+      as: 'staff',
+      body: {
+        name: 'Metrics night',
+        location: 'Hall',
+        eventDescription: 'Counting',
+        dates: ['2031-03-03'],
+        price: 1,
+      },
+    });
+    expect(created.status).toBe(201);
+    const eventId = created.body.eventId as string;
+    expect((await museum.rest('GET', `/special-events/${eventId}`)).status).toBe(200);
+    expect((await museum.rest('GET', '/special-events/00000000-0000-4000-8000-000000000000')).status).toBe(
+      404,
+    );
+    expect((await museum.graphql('query NextDays { museumHours(limit: 1) { date } }')).status).toBe(200);
+    expect((await museum.graphql('{ me { name } }')).status).toBe(200);
+
+    const families = await scrape(museum);
+    const requests = family(families, 'http_requests_total')!;
+    expect(requests.type).toBe('COUNTER');
+    const count = (route: string, status: string) =>
+      Number(
+        requests.metrics.find((m) => m.labels?.route === route && m.labels.status === status)?.value ?? 0,
+      );
+    expect(count('/special-events/{eventId}', '200')).toBeGreaterThanOrEqual(1);
+    expect(count('/special-events/{eventId}', '404')).toBeGreaterThanOrEqual(1);
+    expect(count('/special-events', '201')).toBeGreaterThanOrEqual(1);
+    expect(count('/graphql', '200')).toBeGreaterThanOrEqual(2);
+    expect(family(families, 'http_request_duration_seconds')?.type).toBe('HISTOGRAM');
+
+    const operations = family(families, 'graphql_operations_total')!;
+    const names = operations.metrics.map((m) => m.labels?.operation_name);
+    expect(names).toEqual(
+      expect.arrayContaining(['NextDays', 'anonymous', 'getSpecialEvent', 'createSpecialEvent']),
+    );
+    expect(family(families, 'graphql_operation_duration_seconds')?.type).toBe('HISTOGRAM');
+    expect(family(families, 'db_pool_connections')).toBeDefined();
+    expect(family(families, 'db_pool_waiting')).toBeDefined();
+    expect(family(families, 'process_resident_memory_bytes')).toBeDefined();
+    expect(family(families, 'nodejs_eventloop_lag_seconds')).toBeDefined();
+
+    // No raw path or id in any label: only templates.
+    const labels = families.flatMap((f) => f.metrics.flatMap((m) => Object.values(m.labels ?? {})));
+    expect(labels.some((value) => value.includes(eventId))).toBe(false);
+  });
+
+  it('buckets operation names past a hundred, so a client cannot create unbounded series', async () => {
+    for (let i = 0; i < 110; i++) await museum.graphql(`query Flood${i} { me { name } }`);
+    const operations = family(await scrape(museum), 'graphql_operations_total')!;
+    const names = new Set(operations.metrics.map((m) => m.labels?.operation_name));
+    // A hundred names, `anonymous` and `other`.
+    expect(names.size).toBeLessThanOrEqual(102);
+    expect(names.has('other')).toBe(true);
+  });
+
+  it('is absent with MUSEUM_METRICS=off', async () => {
+    const quiet = await startMuseum({ MUSEUM_METRICS: 'off' });
+    try {
+      expect((await quiet.request('GET', '/metrics')).status).toBe(404);
+    } finally {
+      await quiet.close();
+    }
+  });
+});
+
+describe('request ids and log lines, over HTTP', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await spawnServerFor(museum);
+  });
+  afterAll(() => server?.stop());
+
+  it('answers with X-Request-Id (the client’s when it is a plain token), and logs it with the request', async () => {
+    const staff = basic(STAFF.name, STAFF.password);
+    const kept = await fetch(`${server.url}/museum-hours?limit=1`, {
+      headers: { authorization: staff, 'x-request-id': 'trace-42.a:b' },
+    });
+    expect(kept.status).toBe(200);
+    expect(kept.headers.get('x-request-id')).toBe('trace-42.a:b');
+    const replaced = await fetch(`${server.url}/museum-hours?limit=1`, {
+      headers: { authorization: staff, 'x-request-id': 'not a token <script>' },
+    });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const graphql = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: staff, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ me { name } }' }),
+    });
+    expect(graphql.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const lines = server
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const logged = lines.find((line) => line.requestId === 'trace-42.a:b');
+    expect(logged).toMatchObject({
+      message: 'request',
+      method: 'GET',
+      route: '/museum-hours',
+      status: 200,
+      account: STAFF.name,
+    });
+    expect(typeof logged?.durationMs).toBe('number');
+    const graphqlLine = lines.find((line) => line.requestId === graphql.headers.get('x-request-id'));
+    expect(graphqlLine).toMatchObject({ route: '/graphql', status: 200, account: STAFF.name });
+    const log = server.stderr();
+    expect(log).not.toContain(STAFF.password);
+    expect(log).not.toContain(staff.slice(6));
+  });
+});
