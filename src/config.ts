@@ -16,7 +16,9 @@ const databaseUrl = z.string().refine((url) => url === 'memory://' || /^postgres
   message: 'must be memory:// or a postgres:// connection URL',
 });
 
-const positiveInt = z.coerce.number().int().positive();
+const wholeNumber = z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number');
+const positiveInt = wholeNumber.positive('must be 1 or more');
+const upTo = (max: number) => positiveInt.max(max, `must be at most ${max}`);
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
@@ -35,7 +37,10 @@ const originList = z
 
 /** Every setting of the service, read once from the environment at start-up. */
 export const configSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  PORT: wholeNumber
+    .min(0, 'must be a port number, 0 to 65535')
+    .max(65535, 'must be a port number, 0 to 65535')
+    .default(4000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: databaseUrl.optional(),
   MUSEUM_DATA_DIR: z.string().min(1).default('./.data'),
@@ -50,10 +55,11 @@ export const configSchema = z.object({
   TRUST_PROXY: flag.default(false),
   MAX_CONCURRENT_REQUESTS: positiveInt.default(256),
   MAX_CONCURRENT_REQUESTS_PER_CLIENT: positiveInt.default(32),
-  HTTP_HEADERS_TIMEOUT_MS: positiveInt.max(600_000).default(10_000),
-  HTTP_REQUEST_TIMEOUT_MS: positiveInt.max(3_600_000).default(30_000),
+  HTTP_HEADERS_TIMEOUT_MS: upTo(600_000).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: upTo(3_600_000).default(30_000),
   MUSEUM_METRICS: z.enum(['on', 'off']).default('on'),
-  REQUEST_TIMEOUT_MS: positiveInt.max(600_000).default(15_000),
+  MUSEUM_DB_CONNECT_TIMEOUT: upTo(3_600).default(30),
+  REQUEST_TIMEOUT_MS: upTo(600_000).default(15_000),
 });
 
 export type EnvConfig = z.infer<typeof configSchema>;
@@ -84,31 +90,37 @@ export interface Config {
   operationTimeoutMs: number;
   /** Prometheus metrics at /metrics (open, as C2 says). */
   metrics: boolean;
+  /** Seconds to keep trying an unreachable database at start-up before giving up. */
+  dbConnectTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {}
 
-/** Parses the environment; the first problem becomes one line naming the variable. */
+/** Parses the environment; every problem is named in one line, each with its variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
   );
   const parsed = configSchema.safeParse(present);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`Invalid configuration: ${String(issue.path[0])} ${issue.message}`);
+  // Every problem at once, so a deployment is fixed in one go.
+  const problems = parsed.success
+    ? []
+    : [...new Map(parsed.error.issues.map((i) => [String(i.path[0]), i.message])).entries()].map(
+        ([name, message]) => `${name} ${message}`,
+      );
+  const admin = [present.MUSEUM_ADMIN_USER, present.MUSEUM_ADMIN_PASSWORD];
+  if ((admin[0] === undefined) !== (admin[1] === undefined)) {
+    const [missing, other] =
+      admin[0] === undefined
+        ? ['MUSEUM_ADMIN_USER', 'MUSEUM_ADMIN_PASSWORD']
+        : ['MUSEUM_ADMIN_PASSWORD', 'MUSEUM_ADMIN_USER'];
+    problems.push(`${missing} must be set together with ${other}`);
   }
+  if (parsed.success && parsed.data.HTTP_HEADERS_TIMEOUT_MS > parsed.data.HTTP_REQUEST_TIMEOUT_MS)
+    problems.push('HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS');
+  if (problems.length > 0 || !parsed.success)
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   const e = parsed.data;
-  if ((e.MUSEUM_ADMIN_USER === undefined) !== (e.MUSEUM_ADMIN_PASSWORD === undefined)) {
-    const missing = e.MUSEUM_ADMIN_USER === undefined ? 'MUSEUM_ADMIN_USER' : 'MUSEUM_ADMIN_PASSWORD';
-    throw new ConfigError(
-      `Invalid configuration: ${missing} must be set together with ${missing === 'MUSEUM_ADMIN_USER' ? 'MUSEUM_ADMIN_PASSWORD' : 'MUSEUM_ADMIN_USER'}`,
-    );
-  }
-  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS)
-    throw new ConfigError(
-      'Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS',
-    );
   const database: Config['database'] =
     e.DATABASE_URL === undefined
       ? { kind: 'embedded', dataDir: e.MUSEUM_DATA_DIR }
@@ -137,5 +149,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     operationTimeoutMs: e.REQUEST_TIMEOUT_MS,
     metrics: e.MUSEUM_METRICS === 'on',
+    dbConnectTimeoutSeconds: e.MUSEUM_DB_CONNECT_TIMEOUT,
   };
 }

@@ -1,31 +1,49 @@
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import { type Museum, openMuseum } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError } from './db/database.ts';
+import { isDatabaseUnreachable } from './http/errors.ts';
 import { guardedListener } from './http/listener.ts';
 import { createLogger } from './logger.ts';
 
-// Reads the configuration, opens the museum, listens; on SIGTERM/SIGINT stops accepting, lets requests
-// in flight finish, closes the database and exits 0.
-let config: ReturnType<typeof loadConfig>;
+// Reads the configuration, listens, opens the museum; on SIGTERM/SIGINT stops accepting, lets requests in
+// flight finish, closes the database and exits 0. Every start-up failure is one line and exit code 1.
+
+/** Ends start-up with one plain line: no stack trace, nothing half-started. */
+function fail(line: string): never {
+  console.error(line);
+  process.exit(1);
+}
+
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 24)
+  fail(
+    `Node.js ${process.versions.node} is too old: the Museum API needs Node.js 24. \`npm ci\` installs it into node_modules and \`npm start\` uses it; or install Node.js 24 LTS.`,
+  );
+
+let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  process.exit(1);
+  fail(error.message);
 }
 
 const logger = createLogger(config.logLevel);
 let draining = false;
-let museum: Museum;
-try {
-  museum = await openMuseum(config, { logger, isDraining: () => draining });
-} catch (error) {
-  if (!(error instanceof DatabaseInUseError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-}
+// Until the museum is open, every request is told to come back (the port is taken first, so a port in
+// use stops start-up before any account is created or password printed).
+let handle: RequestListener = (_req, res) => {
+  res.writeHead(503, { 'Content-Type': 'application/problem+json', 'Retry-After': '1', Connection: 'close' });
+  res.end(
+    JSON.stringify({
+      type: '/problems/unavailable',
+      title: 'Service unavailable',
+      status: 503,
+      detail: 'The service is starting; try again shortly',
+    }),
+  );
+};
 const server = createServer(
   {
     // A client gets HTTP_HEADERS_TIMEOUT_MS (10 s) to send its headers and HTTP_REQUEST_TIMEOUT_MS (30 s)
@@ -37,7 +55,7 @@ const server = createServer(
     // Headers beyond 16 KiB are refused with 431 before the app sees them.
     maxHeaderSize: 16 * 1024,
   },
-  guardedListener(museum.app.handleNode, {
+  guardedListener((req, res) => handle(req, res), {
     maxConcurrentRequests: config.maxConcurrentRequests,
     maxConcurrentRequestsPerClient: config.maxConcurrentRequestsPerClient,
     trustProxy: config.trustProxy,
@@ -48,14 +66,47 @@ server.keepAliveTimeout = 5_000;
 // Idle sockets are closed after a minute; a slow operation is bounded by REQUEST_TIMEOUT_MS (503).
 server.timeout = 60_000;
 
-server.listen(config.port, config.host, () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info('museum api listening', {
-    url: `http://${config.host}:${port}`,
-    database: config.database.kind,
+try {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
   });
-});
+} catch (error) {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE')
+    fail(`Port ${config.port} on ${config.host} is already in use: stop what holds it, or set PORT`);
+  if (code === 'EACCES') fail(`No permission to listen on port ${config.port}: choose a PORT above 1023`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    fail(
+      `HOST ${config.host} is not an address of this machine (${code}): set HOST, e.g. 127.0.0.1 or 0.0.0.0`,
+    );
+  fail(`Cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+}
+
+/** Opens the museum, retrying while the database cannot be reached, for MUSEUM_DB_CONNECT_TIMEOUT seconds. */
+async function openWithRetry(): Promise<Museum> {
+  const deadline = Date.now() + config.dbConnectTimeoutSeconds * 1000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openMuseum(config, { logger, isDraining: () => draining });
+    } catch (error) {
+      if (error instanceof DatabaseInUseError) fail(error.message);
+      if (!isDatabaseUnreachable(error)) fail(`Start-up failed: ${(error as Error).message.split('\n')[0]}`);
+      if (Date.now() >= deadline)
+        fail(
+          `The database is unreachable (${(error as Error).message.split('\n')[0]}); gave up after ${config.dbConnectTimeoutSeconds} s (MUSEUM_DB_CONNECT_TIMEOUT)`,
+        );
+      logger.warn('database unreachable; trying again', { attempt });
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 250 * attempt)));
+    }
+  }
+}
+
+const museum = await openWithRetry();
+handle = museum.app.handleNode;
+const address = server.address();
+const port = typeof address === 'object' && address ? address.port : config.port;
+logger.info('museum api listening', { url: `http://${config.host}:${port}`, database: config.database.kind });
 
 async function shutdown(signal: string) {
   if (draining) return;

@@ -1,6 +1,7 @@
 // The started process on a real port: what `npm start` gives a newcomer.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +105,81 @@ describe('npm start on the embedded default', () => {
     expect(second.stdout()).not.toContain('password');
     expect(await listAll(second.url)).toEqual(events);
     expect(await second.stop()).toBe(0);
+  });
+});
+
+/** Runs the server entry with `env`, to its exit: the exit code and what it wrote to stderr. */
+async function runToExit(env: Record<string, string>) {
+  const child = spawn(process.execPath, [serverEntry], { env: { PATH: process.env.PATH, ...env } });
+  let err = '';
+  let out = '';
+  child.stderr.on('data', (chunk) => {
+    err += chunk;
+  });
+  child.stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  return { code, err, out };
+}
+
+/** The lines a failed start-up printed that are not JSON log lines. */
+const plainLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('{'));
+
+describe('start-up failures: one line, exit code 1, no stack', () => {
+  it('names every bad variable at once', async () => {
+    const { code, err } = await runToExit({
+      PORT: 'eighty',
+      MUSEUM_TIMEZONE: 'Atlantis/Capital',
+      MUSEUM_ADMIN_USER: 'x',
+    });
+    expect(code).toBe(1);
+    expect(plainLines(err)).toHaveLength(1);
+    expect(err).toMatch(/PORT must be a whole number/);
+    expect(err).toMatch(/MUSEUM_TIMEZONE/);
+    expect(err).toMatch(/MUSEUM_ADMIN_PASSWORD must be set together with MUSEUM_ADMIN_USER/);
+  });
+
+  it('a port in use stops start-up before any account is created or password printed', async () => {
+    const holder = createNetServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as { port: number };
+    try {
+      const { code, err, out } = await runToExit({ PORT: String(port), DATABASE_URL: 'memory://' });
+      expect(code).toBe(1);
+      expect(plainLines(err)).toEqual([
+        `Port ${port} on 127.0.0.1 is already in use: stop what holds it, or set PORT`,
+      ]);
+      expect(out).not.toMatch(/password/i);
+      expect(err).not.toMatch(/\bat .*\.ts/);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('a HOST that is not an address of this machine', async () => {
+    const { code, err } = await runToExit({ HOST: '192.0.2.123', PORT: '0', DATABASE_URL: 'memory://' });
+    expect(code).toBe(1);
+    expect(plainLines(err)).toHaveLength(1);
+    expect(err).toMatch(/^HOST 192\.0\.2\.123 is not an address of this machine/);
+  });
+
+  it('an unreachable database, after MUSEUM_DB_CONNECT_TIMEOUT of retrying', async () => {
+    const started = Date.now();
+    const { code, err } = await runToExit({
+      PORT: '0',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:9/museum',
+      MUSEUM_DB_CONNECT_TIMEOUT: '2',
+      LOG_LEVEL: 'silent',
+    });
+    expect(code).toBe(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+    expect(plainLines(err)).toHaveLength(1);
+    expect(err).toMatch(/^The database is unreachable .*gave up after 2 s \(MUSEUM_DB_CONNECT_TIMEOUT\)/);
   });
 });
 
