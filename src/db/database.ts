@@ -3,16 +3,19 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config.ts';
 import type { Config } from '../config.ts';
+import { createSql, type Sql } from './sql.ts';
 
 export interface Database {
   kind: Config['database']['kind'];
   orm: MikroORM;
   /** A fresh EntityManager for one unit of work (one request); never share the global one. */
   fork(): EntityManager;
+  /** Prepared statements over the ORM's own connection pool, for reads and writes that need no entities. */
+  sql: Sql;
   close(): Promise<void>;
 }
 
@@ -26,7 +29,13 @@ const MIGRATION_LOCK = 0x6d757365;
 export async function openDatabase(database: Config['database']): Promise<Database> {
   if (database.kind === 'postgres') {
     const orm = await MikroORM.init(ormConfig({ url: database.url }));
-    return { kind: 'postgres', orm, fork: () => orm.em.fork(), close: () => orm.close(true) };
+    return {
+      kind: 'postgres',
+      orm,
+      fork: () => orm.em.fork(),
+      sql: await sqlOver(orm),
+      close: () => orm.close(true),
+    };
   }
 
   const releaseLock = database.dataDir ? await lockDataDir(resolve(database.dataDir)) : async () => {};
@@ -51,6 +60,7 @@ export async function openDatabase(database: Config['database']): Promise<Databa
       kind: 'embedded',
       orm,
       fork: () => orm.em.fork(),
+      sql: await sqlOver(orm),
       async close() {
         await orm.close(true);
         await server.stop();
@@ -66,6 +76,11 @@ export async function openDatabase(database: Config['database']): Promise<Databa
     await releaseLock();
     throw error;
   }
+}
+
+async function sqlOver(orm: MikroORM): Promise<Sql> {
+  const pool = await (orm.em.getConnection() as PostgreSqlConnection).getNativeClient();
+  return createSql(pool, (error) => orm.em.getDriver().convertException(error));
 }
 
 export class DatabaseInUseError extends Error {}

@@ -1,0 +1,89 @@
+import type { Pool, PoolClient } from 'pg';
+
+/**
+ * A statement sent by name: each connection parses and plans it once (a generic plan, see ON_CONNECT)
+ * and then only binds values to it.
+ */
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
+const texts = new Map<string, string>();
+
+/** Declares a named statement. pg refuses a name used with two texts, so that is caught here, at import. */
+export function statement(name: string, text: string): Statement {
+  const known = texts.get(name);
+  if (known !== undefined && known !== text) throw new Error(`Two statements are named ${name}`);
+  texts.set(name, text);
+  return { name, text };
+}
+
+export interface Queryable {
+  /** The rows of one statement, as plain objects; values bind to $1, $2, … */
+  query<T>(statement: Statement, values: readonly unknown[]): Promise<T[]>;
+}
+
+export interface Sql extends Queryable {
+  /** Runs `work` on one connection in a transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+}
+
+// Statements with a parameterised LIMIT were re-planned on every run; a generic plan is planned once.
+// The embedded database is one session for every connection it ever takes: a new connection starts
+// without the statements an earlier one prepared there, or preparing them again would fail.
+const ON_CONNECT = 'set plan_cache_mode = force_generic_plan; deallocate all';
+
+/**
+ * Prepared statements over MikroORM's own `pg` pool, for the hot paths that need no entities. Every
+ * connection the pool opens, for MikroORM or for this client, first runs ON_CONNECT.
+ * `toDriverError` turns a `pg` error into MikroORM's exception, so both paths fail alike.
+ */
+export function createSql(pool: Pool, toDriverError: (error: Error) => Error): Sql {
+  // Read by the pool whenever it opens a connection, and awaited before the connection is handed out.
+  const onConnect = pool.options.onConnect;
+  pool.options.onConnect = async (client) => {
+    await onConnect?.(client);
+    await client.query(ON_CONNECT);
+  };
+
+  const run = async <T>(
+    client: Pool | PoolClient,
+    statement: Statement | string,
+    values: readonly unknown[] = [],
+  ): Promise<T[]> => {
+    try {
+      const result =
+        typeof statement === 'string'
+          ? await client.query(statement)
+          : await client.query({ name: statement.name, text: statement.text, values: values as unknown[] });
+      return result.rows as T[];
+    } catch (error) {
+      throw toDriverError(error as Error);
+    }
+  };
+
+  return {
+    query: (statement, values) => run(pool, statement, values),
+    async transaction(work) {
+      const client = await pool.connect().catch((error: Error) => {
+        throw toDriverError(error);
+      });
+      let broken: Error | undefined;
+      try {
+        await run(client, 'begin');
+        const result = await work({ query: (statement, values) => run(client, statement, values) });
+        await run(client, 'commit');
+        return result;
+      } catch (error) {
+        await run(client, 'rollback').catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
+        throw error;
+      } finally {
+        // A connection that could not roll back is closed rather than handed to the next caller.
+        client.release(broken);
+      }
+    },
+  };
+}
