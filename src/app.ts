@@ -7,21 +7,21 @@ import type { Config } from './config.ts';
 import { type AppDeps, createRequestContext, type RequestContext } from './context.ts';
 import { type Database, migrate, openDatabase } from './db/database.ts';
 import { seedDemoEvents } from './events/demo-events.ts';
+import { clientKind, createErrorMask, describe } from './graphql/errors.ts';
 import { schema } from './graphql/schema.ts';
 import { clientAddress } from './http/client-address.ts';
-import { clientKind, createErrorMask, describe } from './http/errors.ts';
 import { createFront, type Front, type ServerContext } from './http/front.ts';
 import { createMetrics, type Metrics } from './http/observe.ts';
-import { createRestHandler, type RestRequest } from './http/rest.ts';
-import { routes } from './http/routes.ts';
-import { useAuthGate } from './http/use-auth-gate.ts';
-import { DOCS_PATHS, useDocs } from './http/use-docs.ts';
-import { useExecutionTimeout } from './http/use-execution-timeout.ts';
-import { useGraphiQL } from './http/use-graphiql.ts';
-import { useInputErrors } from './http/use-input-errors.ts';
-import { useQueryLimits } from './http/use-query-limits.ts';
-import { useRefusalBodies } from './http/use-refusal-bodies.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { useAuthGate } from './plugins/use-auth-gate.ts';
+import { DOCS_PATHS, useDocs } from './plugins/use-docs.ts';
+import { useExecutionTimeout } from './plugins/use-execution-timeout.ts';
+import { useGraphiQL } from './plugins/use-graphiql.ts';
+import { useInputErrors } from './plugins/use-input-errors.ts';
+import { useQueryLimits } from './plugins/use-query-limits.ts';
+import { useRefusalBodies } from './plugins/use-refusal-bodies.ts';
+import { createRestHandler, type RestRequest } from './rest/adapter.ts';
+import { routes } from './rest/routes.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
 
 const INITIAL_MIGRATION = 'Migration20261122000000';
@@ -60,7 +60,7 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
   return { ...front, yoga };
 }
 
-/** Initial context of a REST operation (rest.ts), beside what yoga gives a GraphQL request. */
+/** Initial context of a REST operation (src/rest/adapter.ts), beside what yoga gives a GraphQL request. */
 interface InitialContext extends ServerContext {
   request: Request;
   rest?: RestRequest;

@@ -2,7 +2,7 @@ import { createServer, type RequestListener } from 'node:http';
 import { type Museum, openMuseum } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError } from './db/database.ts';
-import { isDatabaseUnreachable } from './http/errors.ts';
+import { isDatabaseUnreachable } from './graphql/errors.ts';
 import { guardedListener } from './http/listener.ts';
 import { createLogger } from './logger.ts';
 

@@ -13,9 +13,9 @@ import {
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../src/graphql/schema.ts';
-import { BODY_LIMIT_BYTES } from '../src/http/rest.ts';
-import { routes } from '../src/http/routes.ts';
-import { measureQuery, QUERY_LIMITS } from '../src/http/use-query-limits.ts';
+import { measureQuery, QUERY_LIMITS } from '../src/plugins/use-query-limits.ts';
+import { BODY_LIMIT_BYTES } from '../src/rest/adapter.ts';
+import { routes } from '../src/rest/routes.ts';
 import {
   basic,
   eventBody,

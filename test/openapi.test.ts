@@ -10,8 +10,8 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { buildOpenApiDocument, printedOpenApiDocument } from '../src/http/openapi.ts';
-import { routes } from '../src/http/routes.ts';
+import { buildOpenApiDocument, printedOpenApiDocument } from '../src/rest/openapi.ts';
+import { routes } from '../src/rest/routes.ts';
 import { eventBody, startMuseum, type TestMuseum, upcomingOpenDay } from './support/museum.ts';
 
 type Json = any;

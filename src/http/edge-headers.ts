@@ -1,5 +1,5 @@
-// The headers every response carries, from either transport (src/http/front.ts writes them on REST
-// answers, use-edges.ts on yoga's), and the CORS answers for the configured origins.
+// The headers every response carries (src/http/front.ts adds them to its own answers and to yoga's), and
+// the CORS answers for the configured origins.
 
 export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Accept, Idempotency-Key';
 export const CORS_EXPOSED_HEADERS = 'Location, Link, X-Total-Count, Retry-After, WWW-Authenticate';

@@ -4,11 +4,17 @@ import { ERROR_KINDS, type ErrorKind, type FieldIssue } from '../common/errors.t
 import type { RequestContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
+import {
+  BODY_LIMIT_BYTES,
+  problem,
+  type RestHandler,
+  type RestRequest,
+  type RestResponse,
+} from '../rest/adapter.ts';
 import { addressOf, clientAddress } from './client-address.ts';
 import { addEdgeHeaders, preflight } from './edge-headers.ts';
 import { parseJsonBody } from './json-body.ts';
 import { type Metrics, type Observation, observationOf } from './observe.ts';
-import { BODY_LIMIT_BYTES, problem, type RestHandler, type RestRequest, type RestResponse } from './rest.ts';
 
 export interface FrontOptions {
   yoga: YogaServerInstance<Record<string, unknown>, RequestContext>;

@@ -1,8 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
 import type { Logger } from '../logger.ts';
+import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.ts';
 import { addressOf } from './client-address.ts';
-import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.ts';
 
 export interface ListenerOptions {
   /** Requests in progress on this instance at once; beyond, 503 with Retry-After. */

@@ -1,10 +1,10 @@
-// Hostile HTTP requests across every REST operation (src/http/routes.ts) and every GraphQL root field:
+// Hostile HTTP requests across every REST operation (src/rest/routes.ts) and every GraphQL root field:
 // malformed types, huge and control-character strings, invalid UTF-8, deep JSON, odd content types,
 // duplicate parameters, path tricks, garbled credentials. Shared by test/fuzz.test.ts and `npm run fuzz`.
 import fc from 'fast-check';
 import { type GraphQLField, getNamedType, isLeafType, isObjectType } from 'graphql';
 import { schema } from '../../src/graphql/schema.ts';
-import { routes } from '../../src/http/routes.ts';
+import { routes } from '../../src/rest/routes.ts';
 
 export interface WireRequest {
   method: string;

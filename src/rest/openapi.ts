@@ -30,9 +30,9 @@ import { z } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
 import { schema as graphqlSchema } from '../graphql/schema.ts';
+import { OPENAPI_SECURITY_SCHEME } from '../plugins/use-docs.ts';
 import { problemOf, WWW_AUTHENTICATE } from './problem.ts';
 import { type Route, routes as restRoutes } from './routes.ts';
-import { OPENAPI_SECURITY_SCHEME } from './use-docs.ts';
 
 type Json = Record<string, unknown>;
 

@@ -22,7 +22,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ERROR_KINDS, type FieldIssue, formatPath } from '../common/errors.ts';
-import { clientError } from './errors.ts';
+import { clientError } from '../graphql/errors.ts';
 
 /** Where each argument value sits in the document, as a path from the field's arguments (`input.dates[0]`). */
 function argumentValuePaths(document: DocumentNode): Map<ValueNode, (string | number)[]> {

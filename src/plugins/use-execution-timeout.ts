@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { clientError } from './errors.ts';
+import { clientError } from '../graphql/errors.ts';
 
 /**
  * A per-operation execution deadline: an operation still running after `timeoutMs` is answered 503 with

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Plugin } from 'graphql-yoga';
-import { pagePolicy } from './csp.ts';
-import { problemResponse } from './problem.ts';
-import { staticAsset } from './static-asset.ts';
+import { pagePolicy } from '../http/csp.ts';
+import { staticAsset } from '../http/static-asset.ts';
+import { problemResponse } from '../rest/problem.ts';
 
 /** Scalar's self-contained browser bundle (scripts and styles in one file, no network at run time). */
 const SCALAR_BUNDLE = new URL(
@@ -80,7 +80,7 @@ export function useDocs(): Plugin {
     // The generator (zod's JSON Schema, the reference's examples) is loaded on the first request for it.
     [DOCS_PATHS.openapi]: staticAsset(
       async () => {
-        const { buildOpenApiDocument } = await import('./openapi.ts');
+        const { buildOpenApiDocument } = await import('../rest/openapi.ts');
         return { body: JSON.stringify(buildOpenApiDocument(), null, 2) };
       },
       {

@@ -11,10 +11,10 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import { type ErrorKind, type FieldIssue, kindOfCode } from '../common/errors.ts';
 import { pageOf } from '../common/pagination.ts';
 import type { RequestContext } from '../context.ts';
+import { isDatabaseUnreachable } from '../graphql/errors.ts';
+import { parseJsonBody } from '../http/json-body.ts';
+import type { Observation } from '../http/observe.ts';
 import type { Logger } from '../logger.ts';
-import { isDatabaseUnreachable } from './errors.ts';
-import { parseJsonBody } from './json-body.ts';
-import type { Observation } from './observe.ts';
 import { PROBLEM_CONTENT_TYPE, problemOf, WWW_AUTHENTICATE } from './problem.ts';
 import type { ParameterType, Route } from './routes.ts';
 

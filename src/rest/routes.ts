@@ -1,5 +1,5 @@
 // The REST surface of the Redocly Museum API 1.2.1, one row per operation. Each row names its GraphQL
-// operation; rest.ts turns path and query parameters and the JSON body into its variables and the
+// operation; adapter.ts turns path and query parameters and the JSON body into its variables and the
 // root field's value into the response. Nothing else happens here: rules live in the domain folders.
 
 const SPECIAL_EVENT_FIELDS = 'eventId name location eventDescription dates price capacity';
@@ -37,7 +37,7 @@ export interface Route {
    * `X-Total-Count` when the operation also selects `total`), `'items'` when it is a page `{items, total}`.
    */
   paged?: true | 'items';
-  /** Documentation for /openapi.json (src/http/openapi.ts); rows without it still appear there. */
+  /** Documentation for /openapi.json (src/rest/openapi.ts); rows without it still appear there. */
   summary?: string;
   description?: string;
   tags?: string[];

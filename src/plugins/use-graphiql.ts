@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
-import { pagePolicy } from './csp.ts';
-import { staticAsset } from './static-asset.ts';
+import { pagePolicy } from '../http/csp.ts';
+import { staticAsset } from '../http/static-asset.ts';
 
 const GRAPHIQL_EXAMPLE = `# Every query needs HTTP Basic credentials: open "Headers" below and add
 # {"Authorization": "Basic <base64 of name:password>"}

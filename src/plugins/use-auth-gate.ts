@@ -8,8 +8,8 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from '../context.ts';
 import { type AuthScopes, grants, scopesOf } from '../graphql/auth-scopes.ts';
-import { clientError } from './errors.ts';
-import { WWW_AUTHENTICATE } from './problem.ts';
+import { clientError } from '../graphql/errors.ts';
+import { WWW_AUTHENTICATE } from '../rest/problem.ts';
 
 type Verdict = 'allowed' | 'unauthenticated' | 'forbidden';
 
