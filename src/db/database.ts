@@ -5,8 +5,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { EntityManager, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { ormConfig } from '../../mikro-orm.config.ts';
+import { type Connection, ormConfig } from '../../mikro-orm.config.ts';
 import type { Config } from '../config.ts';
+import { EventDateCount } from '../events/event.entity.ts';
 import { createSql, type Sql } from './sql.ts';
 
 export interface Database {
@@ -28,7 +29,7 @@ const MIGRATION_LOCK = 0x6d757365;
  */
 export async function openDatabase(database: Config['database']): Promise<Database> {
   if (database.kind === 'postgres') {
-    const orm = await MikroORM.init(ormConfig({ url: database.url }));
+    const orm = await initOrm({ url: database.url });
     return {
       kind: 'postgres',
       orm,
@@ -55,7 +56,7 @@ export async function openDatabase(database: Config['database']): Promise<Databa
   });
   await server.start();
   try {
-    const orm = await MikroORM.init(ormConfig({ socketDir }));
+    const orm = await initOrm({ socketDir });
     return {
       kind: 'embedded',
       orm,
@@ -76,6 +77,12 @@ export async function openDatabase(database: Config['database']): Promise<Databa
     await releaseLock();
     throw error;
   }
+}
+
+// The counter table has an entity only so that the schema diff knows it; no code reads it through the ORM.
+function initOrm(connection: Connection): Promise<MikroORM> {
+  const config = ormConfig(connection);
+  return MikroORM.init({ ...config, entities: [...(config.entities ?? []), EventDateCount] });
 }
 
 async function sqlOver(orm: MikroORM): Promise<Sql> {

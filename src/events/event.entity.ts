@@ -46,6 +46,35 @@ export const EventDate = defineEntity({
         'create index "special_event_date_listing_idx" on "special_event_date" ("date", "name", "event_id") include ("previous_date") where "listed"',
     },
   ],
+  // The counters' triggers (Migration20261123120000 creates them and their function), declared so that the
+  // schema diff keeps them.
+  triggers: Object.entries({
+    insert: 'new table as added',
+    update: 'old table as removed new table as added',
+    delete: 'old table as removed',
+  } as const).map(([event, transitionTables]) => ({
+    name: `special_event_date_count_${event}`,
+    timing: 'after' as const,
+    events: [event as 'insert' | 'update' | 'delete'],
+    forEach: 'statement' as const,
+    expression: `create trigger "special_event_date_count_${event}" after ${event} on "special_event_date" referencing ${transitionTables} for each statement execute function "special_event_date_count_update"()`,
+  })),
 });
 
 export type EventDate = InferEntity<typeof EventDate>;
+
+/**
+ * Listed date rows per (date, previous date), kept by the special_event_date_count_* triggers; a first date's
+ * previous date is '-infinity'. The events of [s, e] are the rows with s <= date <= e and previous date < s.
+ */
+export const EventDateCount = defineEntity({
+  name: 'EventDateCount',
+  tableName: 'special_event_date_count',
+  properties: {
+    date: p.date().primary(),
+    previousDate: p.date().primary(),
+    rowCount: p.integer(),
+  },
+});
+
+export type EventDateCount = InferEntity<typeof EventDateCount>;
