@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, invalidField } from '../common/errors.ts';
+import { type Queryable, statement } from '../db/sql.ts';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** How long a stored answer is replayed. */
@@ -25,6 +26,29 @@ export function requestHash(request: Record<string, unknown>): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
+const CLAIM_KEY = statement(
+  'idempotency_claim',
+  `insert into idempotency_record (account_id, key, request_hash, response, created_at)
+   values ($1::uuid, $2, $3, null, now()) on conflict (account_id, key) do nothing returning key`,
+);
+
+const CLAIMED_KEY = statement(
+  'idempotency_claimed',
+  `select request_hash, response, created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}) as expired
+   from idempotency_record where account_id = $1::uuid and key = $2 for update`,
+);
+
+const RECLAIM_KEY = statement(
+  'idempotency_reclaim',
+  `update idempotency_record set request_hash = $3, response = null, created_at = now()
+   where account_id = $1::uuid and key = $2`,
+);
+
+const STORE_ANSWER = statement(
+  'idempotency_store',
+  'update idempotency_record set response = $3::jsonb where account_id = $1::uuid and key = $2',
+);
+
 /**
  * Claims (account, key) inside the caller's transaction, or returns the answer stored for it.
  * The claim is an insert into the primary key: a concurrent request with the same key waits on it until
@@ -32,29 +56,20 @@ export function requestHash(request: Record<string, unknown>): string {
  * key buys at most one ticket on any number of instances.
  */
 export async function claimOrReplay<T>(
-  tx: EntityManager,
+  tx: Queryable,
   accountId: string,
   key: string,
   hash: string,
 ): Promise<{ replay: T } | null> {
-  const claimed = await tx.execute(
-    `insert into idempotency_record (account_id, key, request_hash, response, created_at)
-     values (?, ?, ?, null, now()) on conflict (account_id, key) do nothing returning key`,
-    [accountId, key, hash],
-  );
+  const claimed = await tx.query(CLAIM_KEY, [accountId, key, hash]);
   if (claimed.length > 0) return null;
 
-  const [existing] = await tx.execute<{ request_hash: string; response: T | null; expired: boolean }[]>(
-    `select request_hash, response, created_at < now() - make_interval(hours => ?) as expired
-     from idempotency_record where account_id = ? and key = ? for update`,
-    [IDEMPOTENCY_TTL_HOURS, accountId, key],
+  const [existing] = await tx.query<{ request_hash: string; response: T | null; expired: boolean }>(
+    CLAIMED_KEY,
+    [accountId, key],
   );
   if (!existing || existing.expired || existing.response === null) {
-    await tx.execute(
-      `update idempotency_record set request_hash = ?, response = null, created_at = now()
-       where account_id = ? and key = ?`,
-      [hash, accountId, key],
-    );
+    await tx.query(RECLAIM_KEY, [accountId, key, hash]);
     return null;
   }
   if (existing.request_hash !== hash) {
@@ -67,16 +82,12 @@ export async function claimOrReplay<T>(
 }
 
 export async function storeAnswer(
-  tx: EntityManager,
+  tx: Queryable,
   accountId: string,
   key: string,
   answer: unknown,
 ): Promise<void> {
-  await tx.execute('update idempotency_record set response = ? where account_id = ? and key = ?', [
-    JSON.stringify(answer),
-    accountId,
-    key,
-  ]);
+  await tx.query(STORE_ANSWER, [accountId, key, JSON.stringify(answer)]);
 }
 
 /** Forgets answers older than the replay window; returns how many. */

@@ -54,13 +54,13 @@ builder.mutationField('buyMuseumTickets', (t) =>
     description: 'Buys a ticket for general entry or a special event.',
     authScopes: { authenticated: true },
     args: { input: t.arg({ type: BuyMuseumTicketsInput }) },
-    resolve: (_root, { input }, { em, deps, principal, idempotencyKey }) => {
+    resolve: (_root, { input }, { deps, principal, idempotencyKey }) => {
       const options = {
         today: deps.clock.today(),
         dailyCapacity: deps.config.dailyCapacity,
         idempotencyKey: checkIdempotencyKey(idempotencyKey),
       };
-      return withinArgument('input', () => buyTickets(em, principal!, input, options));
+      return withinArgument('input', () => buyTickets(deps.db.sql, principal!, input, options));
     },
   }),
 );
@@ -91,6 +91,6 @@ builder.queryField('ticket', (t) =>
     description: "A ticket of yours (staff: anyone's); null when there is none you may see.",
     authScopes: { authenticated: true },
     args: { ticketId: t.arg({ type: 'UUID' }) },
-    resolve: (_root, { ticketId }, { em, principal }) => getTicket(em, principal!, ticketId),
+    resolve: (_root, { ticketId }, { deps, principal }) => getTicket(deps.db.sql, principal!, ticketId),
   }),
 );

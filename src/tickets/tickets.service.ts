@@ -1,13 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { Account } from '../accounts/account.entity.ts';
 import type { Principal } from '../accounts/authenticator.ts';
 import { conflict, invalidField, notFound } from '../common/errors.ts';
-import type { SpecialEvent } from '../events/event.entity.ts';
-import { findEvent } from '../events/events.service.ts';
-import { hoursOn } from '../hours/hours.service.ts';
+import { type Queryable, type Sql, statement } from '../db/sql.ts';
 import { claimOrReplay, requestHash, storeAnswer } from './idempotency.ts';
-import { Ticket, type TicketType } from './ticket.entity.ts';
+import type { TicketType } from './ticket.entity.ts';
 import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 import { type BuyTicketsInput, newConfirmationCode, PURCHASE_MESSAGES } from './tickets.rules.ts';
 
@@ -31,11 +28,12 @@ export interface PurchaseOptions {
 }
 
 /**
- * Checks the purchase against the calendar, the event and the capacity, then records the ticket, all in
- * one transaction. With an idempotency key, the first answer for (buyer, key) is replayed instead.
+ * Checks the purchase against the calendar, the event and the capacity and records the ticket, in one
+ * statement. With an idempotency key, the first answer for (buyer, key) is replayed instead, and the
+ * purchase runs in the transaction that claims the key.
  */
 export async function buyTickets(
-  em: EntityManager,
+  sql: Sql,
   buyer: Principal,
   input: BuyTicketsInput,
   options: PurchaseOptions,
@@ -43,92 +41,163 @@ export async function buyTickets(
   const { today, idempotencyKey } = options;
   if (input.ticketDate < today) throw invalidField('ticketDate', `must be today (${today}) or later`);
 
-  return em.transactional(async (tx) => {
-    if (idempotencyKey) {
-      const hash = requestHash(input);
-      const stored = await claimOrReplay<TicketConfirmation>(tx, buyer.id, idempotencyKey, hash);
-      if (stored) return stored.replay;
-    }
-
-    let event: SpecialEvent | null = null;
-    if (input.ticketType === 'event') {
-      // A share lock on the event: a concurrent delete or capacity change waits for this purchase, and it for them.
-      await tx.execute('select id from special_event where id = ? and deleted_at is null for share', [
-        input.eventId,
-      ]);
-      event = await findEvent(tx, input.eventId!);
-      if (!event) throw notFound(`There is no special event ${input.eventId}`);
-      if (!event.dates.getItems().some((row) => row.date === input.ticketDate)) {
-        throw invalidField('ticketDate', `is not a date of the event "${event.name}"`);
-      }
-      await takeSeat(
-        tx,
-        event.id,
-        input.ticketDate,
-        event.capacity ?? null,
-        `"${event.name}" on ${input.ticketDate}`,
-      );
-    } else {
-      if (!(await hoursOn(tx, input.ticketDate))) {
-        throw invalidField('ticketDate', `the museum is closed on ${input.ticketDate}`);
-      }
-      const what = `General admission on ${input.ticketDate}`;
-      await takeSeat(tx, GENERAL_ADMISSION, input.ticketDate, options.dailyCapacity, what);
-    }
-
-    const ticket = await insertWithUniqueCode(tx, {
-      account: tx.getReference(Account, buyer.id),
-      ticketType: input.ticketType,
-      ticketDate: input.ticketDate,
-      event,
-      email: input.email,
-    });
-    const confirmation = confirmationOf(ticket, event);
-    if (idempotencyKey) await storeAnswer(tx, buyer.id, idempotencyKey, confirmation);
-    return confirmation;
-  });
-}
-
-// One statement both checks and raises the count. Its row lock makes concurrent buyers of the same
-// scope and date wait for each other, on one instance or many, so capacity can never be exceeded.
-const TAKE_SEAT = `
-  insert into ticket_sales (scope, date, sold) values (?, ?, 1)
-  on conflict (scope, date) do update set sold = ticket_sales.sold + 1
-  where ?::int is null or ticket_sales.sold < ?::int
-  returning sold`;
-
-async function takeSeat(
-  tx: EntityManager,
-  scope: string,
-  date: string,
-  capacity: number | null,
-  what: string,
-) {
-  const rows = await tx.execute<{ sold: number }[]>(TAKE_SEAT, [scope, date, capacity, capacity]);
-  const sold = rows[0]?.sold;
-  if (sold === undefined || (capacity !== null && sold > capacity)) {
-    throw conflict(`${what} is sold out (capacity ${capacity})`);
-  }
-}
-
-type NewTicket = Omit<Ticket, 'id' | 'confirmationCode' | 'createdAt'>;
-
-/** Confirmation codes are random; on the rare collision, try another inside a savepoint. */
-async function insertWithUniqueCode(em: EntityManager, data: NewTicket): Promise<Ticket> {
+  // Confirmation codes are random; on the rare collision the whole purchase is tried again with another.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await em.transactional(async (savepoint) => {
-        const ticket = savepoint.create(Ticket, {
-          ...data,
-          confirmationCode: newConfirmationCode(data.ticketType),
-        });
-        await savepoint.flush();
-        return ticket;
+      if (!idempotencyKey) return await purchase(sql, buyer, input, options.dailyCapacity);
+      return await sql.transaction(async (tx) => {
+        const stored = await claimOrReplay<TicketConfirmation>(
+          tx,
+          buyer.id,
+          idempotencyKey,
+          requestHash(input),
+        );
+        if (stored) return stored.replay;
+        const confirmation = await purchase(tx, buyer, input, options.dailyCapacity);
+        await storeAnswer(tx, buyer.id, idempotencyKey, confirmation);
+        return confirmation;
       });
     } catch (error) {
-      if (!(error instanceof UniqueConstraintViolationException) || attempt >= CODE_ATTEMPTS) throw error;
+      if (!isCodeCollision(error) || attempt >= CODE_ATTEMPTS) throw error;
     }
   }
+}
+
+const isCodeCollision = (error: unknown) =>
+  error instanceof UniqueConstraintViolationException &&
+  (error as { constraint?: string }).constraint === 'ticket_confirmation_code_key';
+
+// $1 ticket id, $2 buyer, $3 date, $4 e-mail, $5 confirmation code.
+const NEW_TICKET = `insert into ticket (id, account_id, ticket_type, ticket_date, event_id, email, confirmation_code, created_at)`;
+
+// Open on $3: the date's own hours if it has some, else its weekday's.
+const OPEN_ON_DATE = `coalesce(
+  (select o.time_open is not null from day_hours o where o.date = $3::date),
+  (select w.time_open is not null from weekly_hours w where w.weekday = extract(isodow from $3::date)),
+  false)`;
+
+// Counters of ticket_sales are kept only while a capacity applies; a missing one starts from the tickets
+// already sold (sales made while there was no capacity). `sold` below is that start when the row is missing.
+const sellingFrom = (scope: string, ticketsSold: string) => `(
+  select case when exists (select from ticket_sales where scope = ${scope} and date = $3::date) then 0
+              else (${ticketsSold}) end as sold)`;
+
+// Unlimited: nothing to count, no shared row to lock. No row back means the museum is closed that day.
+const BUY_GENERAL = statement(
+  'buy_general',
+  `${NEW_TICKET}
+   select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now() where ${OPEN_ON_DATE}
+   returning id`,
+);
+
+// With a daily capacity ($6): one upsert both checks and raises the day's count. Its row lock orders
+// concurrent buyers of the date, on one instance or many, and the ticket is inserted only if it took a seat.
+const BUY_GENERAL_CAPPED = statement(
+  'buy_general_capped',
+  `with open_day as (select where ${OPEN_ON_DATE}),
+   seat as (
+     insert into ticket_sales as s (scope, date, sold)
+     select '${GENERAL_ADMISSION}', $3::date, counted.sold + 1
+     from open_day,
+          lateral ${sellingFrom(
+            `'${GENERAL_ADMISSION}'`,
+            `select count(*)::int from ticket where ticket_type = 'general' and ticket_date = $3::date`,
+          )} counted
+     where counted.sold < $6::int
+     on conflict (scope, date) do update set sold = s.sold + 1 where s.sold < $6::int
+     returning sold),
+   bought as (
+     ${NEW_TICKET}
+     select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now() from seat
+     returning id)
+   select exists (select from open_day) as open, exists (select from bought) as bought`,
+);
+
+// Event $6 on $3. The share lock on the event makes a concurrent delete or capacity change wait for this
+// purchase, and it for them. With a capacity, the seat is taken as for general admission; without one,
+// nothing is counted. No row back: no such event, or not one of its dates.
+const BUY_EVENT = statement(
+  'buy_event',
+  `with event as (
+     select e.id, e.name, e.capacity
+     from special_event e
+     join special_event_date d on d.event_id = e.id and d.date = $3::date and d.listed
+     where e.id = $6::uuid and e.deleted_at is null
+     for share of e),
+   seat as (
+     insert into ticket_sales as s (scope, date, sold)
+     select event.id::text, $3::date, counted.sold + 1
+     from event,
+          lateral ${sellingFrom(
+            'event.id::text',
+            'select count(*)::int from ticket t where t.event_id = event.id and t.ticket_date = $3::date',
+          )} counted
+     where event.capacity is not null and counted.sold < event.capacity
+     on conflict (scope, date) do update set sold = s.sold + 1 where s.sold < (select capacity from event)
+     returning sold),
+   bought as (
+     ${NEW_TICKET}
+     select $1::uuid, $2::uuid, 'event', $3::date, event.id, $4, $5, now() from event
+     where event.capacity is null or exists (select from seat)
+     returning id)
+   select event.name, event.capacity, exists (select from bought) as bought from event`,
+);
+
+const LISTED_EVENT_NAME = statement(
+  'listed_event_name',
+  'select name from special_event where id = $1::uuid and deleted_at is null',
+);
+
+async function purchase(
+  sql: Queryable,
+  buyer: Principal,
+  input: BuyTicketsInput,
+  dailyCapacity: number | null,
+): Promise<TicketConfirmation> {
+  const { ticketType, ticketDate } = input;
+  const confirmation: TicketConfirmation = {
+    message: PURCHASE_MESSAGES[ticketType],
+    ticketId: randomUUID(),
+    ticketType,
+    ticketDate,
+    confirmationCode: newConfirmationCode(ticketType),
+    eventId: null,
+    eventName: null,
+  };
+  const values = [confirmation.ticketId, buyer.id, ticketDate, input.email, confirmation.confirmationCode];
+  const closed = () => invalidField('ticketDate', `the museum is closed on ${ticketDate}`);
+
+  if (ticketType === 'general' && dailyCapacity === null) {
+    const rows = await sql.query(BUY_GENERAL, values);
+    if (rows.length === 0) throw closed();
+    return confirmation;
+  }
+  if (ticketType === 'general') {
+    const [result] = await sql.query<{ open: boolean; bought: boolean }>(BUY_GENERAL_CAPPED, [
+      ...values,
+      dailyCapacity,
+    ]);
+    if (!result!.open) throw closed();
+    if (!result!.bought) {
+      throw conflict(`General admission on ${ticketDate} is sold out (capacity ${dailyCapacity})`);
+    }
+    return confirmation;
+  }
+
+  const eventId = input.eventId!;
+  const [result] = await sql.query<{ name: string; capacity: number | null; bought: boolean }>(BUY_EVENT, [
+    ...values,
+    eventId,
+  ]);
+  if (!result) {
+    const [event] = await sql.query<{ name: string }>(LISTED_EVENT_NAME, [eventId]);
+    if (!event) throw notFound(`There is no special event ${eventId}`);
+    throw invalidField('ticketDate', `is not a date of the event "${event.name}"`);
+  }
+  if (!result.bought) {
+    throw conflict(`"${result.name}" on ${ticketDate} is sold out (capacity ${result.capacity})`);
+  }
+  return { ...confirmation, eventId, eventName: result.name };
 }
 
 export const TICKET_STATUSES = ['valid', 'cancelled'] as const;
@@ -138,27 +207,26 @@ export interface TicketView extends TicketConfirmation {
   status: (typeof TICKET_STATUSES)[number];
 }
 
+// Owner or staff ($2) only: anyone else reads nothing, as if the ticket did not exist.
+const TICKET_BY_ID = statement(
+  'ticket_by_id',
+  `select t.id as "ticketId", t.ticket_type as "ticketType", to_char(t.ticket_date, 'YYYY-MM-DD') as "ticketDate",
+          t.confirmation_code as "confirmationCode", t.event_id as "eventId", e.name as "eventName",
+          case when e.deleted_at is null then 'valid' else 'cancelled' end as status
+   from ticket t left join special_event e on e.id = t.event_id
+   where t.id = $1::uuid and ($2::boolean or t.account_id = $3::uuid)`,
+);
+
 /** A ticket as its owner, or staff, may see it; anyone else gets null, as if it did not exist. */
 export async function getTicket(
-  em: EntityManager,
+  sql: Queryable,
   viewer: Principal,
   ticketId: string,
 ): Promise<TicketView | null> {
-  const ticket = await em.findOne(Ticket, { id: ticketId }, { populate: ['event'] });
-  if (!ticket) return null;
-  if (viewer.role !== 'staff' && ticket.account?.id !== viewer.id) return null;
-  const event = ticket.event ?? null;
-  return { ...confirmationOf(ticket, event), status: event?.deletedAt ? 'cancelled' : 'valid' };
-}
-
-function confirmationOf(ticket: Ticket, event: SpecialEvent | null): TicketConfirmation {
-  return {
-    message: PURCHASE_MESSAGES[ticket.ticketType],
-    ticketId: ticket.id,
-    ticketType: ticket.ticketType,
-    ticketDate: ticket.ticketDate,
-    confirmationCode: ticket.confirmationCode,
-    eventId: event?.id ?? null,
-    eventName: event?.name ?? null,
-  };
+  const [row] = await sql.query<Omit<TicketView, 'message'>>(TICKET_BY_ID, [
+    ticketId,
+    viewer.role === 'staff',
+    viewer.id,
+  ]);
+  return row ? { message: PURCHASE_MESSAGES[row.ticketType], ...row } : null;
 }
