@@ -44,8 +44,8 @@ builder.queryField('museumHours', (t) =>
       ...pageArgs,
     },
     validate: museumHoursArgsSchema,
-    resolve: (_root, args, { em, deps }) =>
-      listOpenDays(em, args.startDate ?? deps.clock.today(), pageOf(args)),
+    resolve: (_root, args, { deps }) =>
+      listOpenDays(deps.db.sql, args.startDate ?? deps.clock.today(), pageOf(args)),
   }),
 );
 

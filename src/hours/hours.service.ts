@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { addDays, isoWeekday, toLocalTime } from '../common/dates.ts';
+import { isoWeekday, LAST_DATE, toLocalTime } from '../common/dates.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
+import { type Queryable, statement } from '../db/sql.ts';
 import { DayHours, WeeklyHours } from './hours.entity.ts';
 import {
   type DayHoursInput,
@@ -19,37 +20,42 @@ export interface MuseumDay {
 /** Hours are published this many days ahead of the start date; pages beyond that are empty. */
 export const HOURS_HORIZON_DAYS = 366;
 
-type Times = { timeOpen?: string | null; timeClose?: string | null };
-
-function openDay(date: string, times: Times | undefined): MuseumDay | null {
-  if (!times?.timeOpen || !times.timeClose) return null;
-  return { date, timeOpen: toLocalTime(times.timeOpen), timeClose: toLocalTime(times.timeClose) };
-}
+// Days from $1, each with its date's own hours if it has some, else its weekday's; one page ($2, $3) of the
+// open ones. Only as many days are walked as the page can need: m whole weeks hold k·m open weekdays (k open
+// per week), at most c of them closed by the c dates with hours of their own, so 7·ceil((offset + limit + c)
+// / k) days hold the page; never more than the horizon, nor past the calendar's last date.
+const OPEN_DAYS = statement(
+  'hours_open_days',
+  `with walk as (
+     select least(
+              ${HOURS_HORIZON_DAYS},
+              date '${LAST_DATE}' - $1::date + 1,
+              case when weekly.open_weekdays = 0 then ${HOURS_HORIZON_DAYS}
+                   else 7 * ceil(($2::int + $3::bigint + own.dates)::numeric / weekly.open_weekdays) end
+            )::int as days
+     from (select count(*) filter (where time_open is not null)::int as open_weekdays from weekly_hours) weekly,
+          (select count(*)::int as dates from day_hours
+           where date between $1::date and $1::date + ${HOURS_HORIZON_DAYS - 1}) own)
+   select to_char(d.day, 'YYYY-MM-DD') as date,
+          to_char(h.time_open, 'HH24:MI') as "timeOpen",
+          to_char(h.time_close, 'HH24:MI') as "timeClose"
+   from walk
+   cross join generate_series(0, walk.days - 1) as i
+   cross join lateral (select $1::date + i as day) d
+   left join day_hours o on o.date = d.day
+   left join weekly_hours w on w.weekday = extract(isodow from d.day)
+   cross join lateral (
+     select case when o.date is null then w.time_open else o.time_open end as time_open,
+            case when o.date is null then w.time_close else o.time_close end as time_close
+   ) h
+   where h.time_open is not null
+   order by d.day
+   limit $2::int offset $3::bigint`,
+);
 
 /** Open days from `startDate` on, ascending: the weekly schedule, overridden by per-date hours. */
-export async function listOpenDays(em: EntityManager, startDate: string, page: Page): Promise<MuseumDay[]> {
-  const lastDate = addDays(startDate, HOURS_HORIZON_DAYS - 1);
-  const weekly = await em.find(WeeklyHours, {});
-  const overrides = await em.find(DayHours, { date: { $gte: startDate, $lte: lastDate } });
-  const byWeekday = new Map(weekly.map((row) => [row.weekday, row]));
-  const byDate = new Map(overrides.map((row) => [row.date, row]));
-
-  const skip = offsetOf(page);
-  const days: MuseumDay[] = [];
-  let seen = 0;
-  for (let date = startDate; days.length < page.limit; date = addDays(date, 1)) {
-    const day = openDay(date, byDate.get(date) ?? byWeekday.get(isoWeekday(date)));
-    if (day && seen++ >= skip) days.push(day);
-    if (date >= lastDate) break;
-  }
-  return days;
-}
-
-/** The museum's hours on one date, or null when it is closed. */
-export async function hoursOn(em: EntityManager, date: string): Promise<MuseumDay | null> {
-  const override = await em.findOne(DayHours, { date });
-  if (override) return openDay(date, override);
-  return openDay(date, (await em.findOne(WeeklyHours, { weekday: isoWeekday(date) })) ?? undefined);
+export async function listOpenDays(sql: Queryable, startDate: string, page: Page): Promise<MuseumDay[]> {
+  return sql.query<MuseumDay>(OPEN_DAYS, [startDate, page.limit, offsetOf(page)]);
 }
 
 /** One weekday of the regular schedule, as staff see it; a closed day has null times. */
@@ -68,6 +74,8 @@ export interface DaySchedule {
   closed: boolean;
   regular: boolean;
 }
+
+type Times = { timeOpen?: string | null; timeClose?: string | null };
 
 function scheduleTimes(times: Times | null | undefined) {
   const open = times?.timeOpen && times.timeClose;
