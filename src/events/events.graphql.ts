@@ -1,4 +1,5 @@
-import { pageOf } from '../common/pagination.ts';
+import { type Page, pageOf } from '../common/pagination.ts';
+import type { RequestContext } from '../context.ts';
 import { builder } from '../graphql/builder.ts';
 import { pageArgs } from '../graphql/pagination.ts';
 import {
@@ -10,10 +11,12 @@ import {
 import {
   countEvents,
   createEvent,
+  type DateRange,
   deleteEvent,
+  type EventPage,
   type EventView,
   getEvent,
-  listEvents,
+  listEventPage,
   resolveRange,
   updateEvent,
 } from './events.service.ts';
@@ -74,11 +77,47 @@ export const UpdateSpecialEventInput = builder.inputType('UpdateSpecialEventInpu
   validate: eventChangesSchema,
 });
 
+export const SpecialEventPageType = builder.objectRef<EventPage>('SpecialEventPage').implement({
+  description: 'One page of the events with a date in a range, and how many there are over all pages.',
+  fields: (t) => ({
+    items: t.expose('items', {
+      type: [SpecialEventType],
+      description: 'Ordered by their first date in the range, then name, then eventId.',
+    }),
+    total: t.exposeInt('total', { description: 'Events in the range over all pages.' }),
+  }),
+});
+
 /** The date range of an event list; its rules live in listEventsArgsSchema and resolveRange. */
 const rangeArgs = builder.args((t) => ({
   startDate: t.field({ type: 'Date', required: false, description: 'Defaults to today (museum time zone).' }),
   endDate: t.field({ type: 'Date', required: false, description: 'Defaults to 7 days after startDate.' }),
 }));
+
+// The pages one operation asked for. A page's statement also brings its range's total, so a count of the
+// same range asked beside it (the REST list asks for both) takes the total from there instead of counting.
+const pagesOfOperation = new WeakMap<RequestContext, Map<string, Promise<EventPage>>>();
+
+const rangeKey = (range: DateRange) => `${range.startDate}/${range.endDate}`;
+
+function eventPage(context: RequestContext, range: DateRange, page: Page): Promise<EventPage> {
+  const pages = pagesOfOperation.get(context) ?? new Map<string, Promise<EventPage>>();
+  pagesOfOperation.set(context, pages);
+  const key = `${rangeKey(range)}/${page.page}/${page.limit}`;
+  const loaded = pages.get(key) ?? listEventPage(context.deps.db.sql, range, page);
+  pages.set(key, loaded);
+  return loaded;
+}
+
+async function eventTotal(context: RequestContext, range: DateRange): Promise<number> {
+  // Sibling fields have all started once the current microtasks have run.
+  await new Promise<void>((resolve) => process.nextTick(resolve));
+  const prefix = `${rangeKey(range)}/`;
+  for (const [key, loaded] of pagesOfOperation.get(context) ?? []) {
+    if (key.startsWith(prefix)) return (await loaded).total;
+  }
+  return countEvents(context.deps.db.sql, range);
+}
 
 builder.queryFields((t) => ({
   specialEvents: t.field({
@@ -88,15 +127,31 @@ builder.queryFields((t) => ({
     authScopes: { authenticated: true },
     args: { ...rangeArgs, ...pageArgs },
     validate: listEventsArgsSchema,
-    resolve: (_root, args, { em, deps }) =>
-      listEvents(em, resolveRange(deps.clock.today(), args.startDate, args.endDate), pageOf(args)),
+    resolve: async (_root, args, context) => {
+      const range = resolveRange(context.deps.clock.today(), args.startDate, args.endDate);
+      return (await eventPage(context, range, pageOf(args))).items;
+    },
   }),
   specialEventsCount: t.int({
     description: 'How many events specialEvents lists over all its pages for the same range.',
     authScopes: { authenticated: true },
     args: rangeArgs,
-    resolve: (_root, args, { em, deps }) =>
-      countEvents(em, resolveRange(deps.clock.today(), args.startDate, args.endDate)),
+    resolve: (_root, args, context) =>
+      eventTotal(context, resolveRange(context.deps.clock.today(), args.startDate, args.endDate)),
+  }),
+  specialEventPage: t.field({
+    type: SpecialEventPageType,
+    description:
+      'One page of specialEvents for [startDate, endDate] with the total over all pages (what specialEventsCount answers), in one read.',
+    authScopes: { authenticated: true },
+    args: { ...rangeArgs, ...pageArgs },
+    validate: listEventsArgsSchema,
+    resolve: (_root, args, context) =>
+      eventPage(
+        context,
+        resolveRange(context.deps.clock.today(), args.startDate, args.endDate),
+        pageOf(args),
+      ),
   }),
   specialEvent: t.field({
     type: SpecialEventType,
@@ -104,7 +159,7 @@ builder.queryFields((t) => ({
     description: 'One event, or null when there is no such event (or it was deleted).',
     authScopes: { authenticated: true },
     args: { eventId: t.arg({ type: 'UUID' }) },
-    resolve: (_root, { eventId }, { em }) => getEvent(em, eventId),
+    resolve: (_root, { eventId }, { deps }) => getEvent(deps.db.sql, eventId),
   }),
 }));
 

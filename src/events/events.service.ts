@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays } from '../common/dates.ts';
 import { conflict, invalidField, notFound } from '../common/errors.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
+import { type Queryable, statement } from '../db/sql.ts';
 import { EventDate, SpecialEvent } from './event.entity.ts';
 import { DEFAULT_EVENT_RANGE_DAYS, type EventChanges, type EventFields } from './events.rules.ts';
 
@@ -12,7 +13,7 @@ export interface EventView extends Omit<EventFields, 'capacity'> {
   capacity: number | null;
 }
 
-export function toEventView(event: SpecialEvent): EventView {
+function toEventView(event: SpecialEvent): EventView {
   return {
     eventId: event.id,
     name: event.name,
@@ -54,21 +55,38 @@ export async function createEvent(em: EntityManager, fields: EventFields): Promi
   });
 }
 
-/** A listed (not deleted) event with its dates, or null. */
-export async function findEvent(em: EntityManager, eventId: string): Promise<SpecialEvent | null> {
-  return em.findOne(SpecialEvent, { id: eventId, deletedAt: null }, { populate: ['dates'] });
+// An event as both APIs show it, built by PostgreSQL: dates as 'YYYY-MM-DD' and the numeric price as a
+// JSON number (30.00 parses as the 30 that was sent).
+const EVENT_JSON = (e: string) => `json_build_object(
+  'eventId', ${e}.id, 'name', ${e}.name, 'location', ${e}.location, 'eventDescription', ${e}.event_description,
+  'dates', array(select x.date from special_event_date x where x.event_id = ${e}.id order by x.date),
+  'price', ${e}.price, 'capacity', ${e}.capacity)`;
+
+const EVENT_BY_ID = statement(
+  'event_by_id',
+  `select ${EVENT_JSON('e')} as event from special_event e where e.id = $1::uuid and e.deleted_at is null`,
+);
+
+/** A listed (not deleted) event, or null. */
+export async function getEvent(sql: Queryable, eventId: string): Promise<EventView | null> {
+  const [row] = await sql.query<{ event: EventView }>(EVENT_BY_ID, [eventId]);
+  return row?.event ?? null;
 }
 
-export async function getEvent(em: EntityManager, eventId: string): Promise<EventView | null> {
-  const event = await findEvent(em, eventId);
-  return event ? toEventView(event) : null;
-}
-
-/** A capacity may not drop below the tickets already sold for any date (purchases wait on the event's lock). */
+/**
+ * A capacity may not drop below the tickets already sold for any date. Purchases count their sales only
+ * while the event has a capacity, so the counts are taken from the tickets themselves and the counters
+ * start from them; purchases of the event wait on its lock meanwhile, so the counts are exact.
+ */
 async function checkCapacityCovers(tx: EntityManager, eventId: string, capacity: number): Promise<void> {
   const [busiest] = await tx.execute<{ date: string; sold: number }[]>(
-    'select date, sold from ticket_sales where scope = ? order by sold desc limit 1',
-    [eventId],
+    `with sold as (
+       select ticket_date as date, count(*)::int as sold from ticket where event_id = ? group by ticket_date),
+     recounted as (
+       insert into ticket_sales (scope, date, sold) select ?, date, sold from sold
+       on conflict (scope, date) do update set sold = excluded.sold)
+     select date, sold from sold order by sold desc limit 1`,
+    [eventId, eventId],
   );
   if (busiest && busiest.sold > capacity) {
     throw conflict(
@@ -151,40 +169,50 @@ export function resolveRange(today: string, startDate?: string | null, endDate?:
   return { startDate: start, endDate: end };
 }
 
-// Walks special_event_date_listing_idx in order and stops after one page. A row counts only when it is the
-// event's first date inside the range (its previous date lies before the range), so each event appears once.
-const PAGE_OF_EVENT_IDS = `
-  select event_id from special_event_date
-  where listed and date between ? and ? and (previous_date is null or previous_date < ?)
-  order by date, name, event_id
-  limit ? offset ?`;
+export interface EventPage {
+  items: EventView[];
+  total: number;
+}
 
-const COUNT_OF_EVENTS = `
-  select count(*)::int as total from special_event_date
-  where listed and date between ? and ? and (previous_date is null or previous_date < ?)`;
+// How many events have a date in the range, each counted at its first date inside it (its previous date
+// lies before the range), from the counters the triggers keep: no walk over the range's rows.
+const TOTAL_OF_RANGE = `
+  select coalesce(sum(row_count), 0)::int as total from special_event_date_count
+  where date between $1::date and $2::date and previous_date < $1::date`;
 
-/** How many events have a date in the range (each counted once, at its first date inside it). */
-export async function countEvents(em: EntityManager, range: DateRange): Promise<number> {
-  const [row] = await em.execute<{ total: number }[]>(COUNT_OF_EVENTS, [
-    range.startDate,
-    range.endDate,
-    range.startDate,
-  ]);
+const EVENT_TOTAL = statement('event_total', TOTAL_OF_RANGE);
+
+// The total, and one page: special_event_date_listing_idx walked in order up to the page's end, keeping each
+// event's first date inside the range, then the page's events. A page past the end still brings the total.
+const EVENT_PAGE = statement(
+  'event_page',
+  `select (${TOTAL_OF_RANGE}) as total,
+          coalesce((
+            select json_agg(${EVENT_JSON('e')} order by page.date, page.name, page.event_id)
+            from (
+              select d.event_id, d.date, d.name from special_event_date d
+              where d.listed and d.date between $1::date and $2::date
+                and (d.previous_date is null or d.previous_date < $1::date)
+              order by d.date, d.name, d.event_id
+              limit $3::int offset $4::bigint
+            ) page
+            join special_event e on e.id = page.event_id and e.deleted_at is null
+          ), '[]') as items`,
+);
+
+/** How many events have a date in the range. */
+export async function countEvents(sql: Queryable, range: DateRange): Promise<number> {
+  const [row] = await sql.query<{ total: number }>(EVENT_TOTAL, [range.startDate, range.endDate]);
   return row?.total ?? 0;
 }
 
-/** Events with a date in the range, ordered by their first date in it, then name, then id. */
-export async function listEvents(em: EntityManager, range: DateRange, page: Page): Promise<EventView[]> {
-  const rows = await em.execute<{ event_id: string }[]>(PAGE_OF_EVENT_IDS, [
+/** Events with a date in the range, ordered by their first date in it, then name, then id; and their total. */
+export async function listEventPage(sql: Queryable, range: DateRange, page: Page): Promise<EventPage> {
+  const [row] = await sql.query<EventPage>(EVENT_PAGE, [
     range.startDate,
     range.endDate,
-    range.startDate,
     page.limit,
     offsetOf(page),
   ]);
-  if (rows.length === 0) return [];
-  const ids = rows.map((row) => row.event_id);
-  const events = await em.find(SpecialEvent, { id: { $in: ids } }, { populate: ['dates'] });
-  const byId = new Map(events.map((event) => [event.id, event]));
-  return ids.map((id) => toEventView(byId.get(id)!));
+  return row ?? { items: [], total: 0 };
 }
