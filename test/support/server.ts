@@ -38,8 +38,15 @@ export async function spawnServer(env: Record<string, string>): Promise<RunningS
     err += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // Ready when /health/live answers 200 (it answers 503 while the database is being opened), whatever
+  // the LOG_LEVEL.
   const deadline = Date.now() + 30_000;
-  while (!err.includes('museum api listening')) {
+  const live = () =>
+    fetch(`http://127.0.0.1:${port}/health/live`).then(
+      (response) => response.status === 200,
+      () => false,
+    );
+  while (!(await live())) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`server did not start:\n${out}\n${err}`);
