@@ -23,6 +23,7 @@ import { useRefusalBodies } from './plugins/use-refusal-bodies.ts';
 import { createRestHandler, type RestRequest } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
+import { GENERAL_ADMISSION } from './tickets/ticket-sales.entity.ts';
 
 const INITIAL_MIGRATION = 'Migration20261122000000';
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
@@ -133,6 +134,10 @@ export async function prepareDatabase(
     const freshDatabase = appliedNow.includes(INITIAL_MIGRATION);
     if (freshDatabase && config.seedDemoEvents)
       await seedDemoEvents(em, museumClock(config.timeZone).today());
+    // Without a daily capacity, general sales are not counted; counts left from an earlier capacity
+    // would be short the day one is set again. Dropped, they are recounted from the tickets when needed.
+    if (config.dailyCapacity === null)
+      await em.execute(`delete from ticket_sales where scope = ?`, [GENERAL_ADMISSION]);
   });
   if (applied.length > 0) logger.info('applied migrations', { migrations: applied });
 }

@@ -8,7 +8,7 @@ import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { addDays } from '../src/common/dates.ts';
-import { routes } from '../src/http/routes.ts';
+import { routes } from '../src/rest/routes.ts';
 import {
   eventBody,
   startMuseum,

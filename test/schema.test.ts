@@ -51,7 +51,7 @@ describe('migrations', () => {
 
 describe('README', () => {
   it("lists exactly the code's REST routes", async () => {
-    const { routes } = await import('../src/http/routes.ts');
+    const { routes } = await import('../src/rest/routes.ts');
     const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
     const documented = [
       ...readme.matchAll(/^\|\s*(GET|POST|PATCH|DELETE)\s*\|\s*(\S+)\s*\|\s*(\w+)\s*\|\s*(\d{3})\s*\|/gm),

@@ -1,13 +1,12 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import type { PGlite } from '@electric-sql/pglite';
+import { DeadlockException } from '@mikro-orm/core';
 import type { EntityManager, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { type Connection, ormConfig } from '../../mikro-orm.config.ts';
 import type { Config } from '../config.ts';
-import { EventDateCount } from '../events/event.entity.ts';
 import { createSql, type Sql } from './sql.ts';
 
 export interface Database {
@@ -39,6 +38,11 @@ export async function openDatabase(database: Config['database']): Promise<Databa
     };
   }
 
+  // Loaded only for the embedded database: a server on PostgreSQL never pays for PGlite's modules.
+  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-socket'),
+  ]);
   const releaseLock = database.dataDir ? await lockDataDir(resolve(database.dataDir)) : async () => {};
   let pglite: PGlite;
   try {
@@ -52,7 +56,8 @@ export async function openDatabase(database: Config['database']): Promise<Databa
   const server = new PGLiteSocketServer({
     db: pglite,
     path: join(socketDir, '.s.PGSQL.5432'),
-    maxConnections: 1,
+    // The pool holds one connection; a second slot lets it reconnect while a broken one is still closing.
+    maxConnections: 2,
   });
   await server.start();
   try {
@@ -79,10 +84,8 @@ export async function openDatabase(database: Config['database']): Promise<Databa
   }
 }
 
-// The counter table has an entity only so that the schema diff knows it; no code reads it through the ORM.
 function initOrm(connection: Connection): Promise<MikroORM> {
-  const config = ormConfig(connection);
-  return MikroORM.init({ ...config, entities: [...(config.entities ?? []), EventDateCount] });
+  return MikroORM.init(ormConfig(connection));
 }
 
 async function sqlOver(orm: MikroORM): Promise<Sql> {
@@ -91,6 +94,20 @@ async function sqlOver(orm: MikroORM): Promise<Sql> {
 }
 
 export class DatabaseInUseError extends Error {}
+
+/**
+ * Runs a transaction again when PostgreSQL aborted it to break a deadlock (40P01): writers of the shared
+ * counter rows can meet in opposite orders, and one of them is chosen to fail. Three tries at most.
+ */
+export async function retryOnDeadlock<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof DeadlockException) || attempt >= 3) throw error;
+    }
+  }
+}
 
 /**
  * An embedded database on disk belongs to one process: a second one (a server, `npm run users`) would

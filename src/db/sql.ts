@@ -47,8 +47,9 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error): S
     await client.query(ON_CONNECT);
   };
 
+  /** Runs one statement; a failure tells whether the connection itself broke (then it is not reused). */
   const run = async <T>(
-    client: Pool | PoolClient,
+    client: PoolClient,
     statement: Statement | string,
     values: readonly unknown[] = [],
   ): Promise<T[]> => {
@@ -59,16 +60,32 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error): S
           : await client.query({ name: statement.name, text: statement.text, values: values as unknown[] });
       return result.rows as T[];
     } catch (error) {
-      throw toDriverError(error as Error);
+      // An error the server answered (it has a severity) leaves the connection as good as before.
+      const converted = toDriverError(error as Error);
+      if (!(error as { severity?: string }).severity) brokenConnections.add(client);
+      throw converted;
     }
   };
+  const brokenConnections = new WeakSet<PoolClient>();
+
+  const connect = () =>
+    pool.connect().catch((error: Error) => {
+      throw toDriverError(error);
+    });
 
   return {
-    query: (statement, values) => run(pool, statement, values),
+    // Not pool.query(): it closes the connection after any failed statement, a unique violation
+    // included, and reconnecting costs a round trip (on the embedded database, a race with its one slot).
+    async query(statement, values) {
+      const client = await connect();
+      try {
+        return await run(client, statement, values);
+      } finally {
+        client.release(brokenConnections.has(client) ? new Error('connection broken') : undefined);
+      }
+    },
     async transaction(work) {
-      const client = await pool.connect().catch((error: Error) => {
-        throw toDriverError(error);
-      });
+      const client = await connect();
       let broken: Error | undefined;
       try {
         await run(client, 'begin');
@@ -81,8 +98,10 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error): S
         });
         throw error;
       } finally {
-        // A connection that could not roll back is closed rather than handed to the next caller.
-        client.release(broken);
+        // A connection that broke, or could not roll back, is closed rather than handed to the next caller.
+        client.release(
+          broken ?? (brokenConnections.has(client) ? new Error('connection broken') : undefined),
+        );
       }
     },
   };

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays } from '../common/dates.ts';
 import { conflict, invalidField, notFound } from '../common/errors.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
+import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, statement } from '../db/sql.ts';
 import { EventDate, SpecialEvent } from './event.entity.ts';
 import { DEFAULT_EVENT_RANGE_DAYS, type EventChanges, type EventFields } from './events.rules.ts';
@@ -41,18 +42,20 @@ export function dateRows(em: EntityManager, event: SpecialEvent, dates: readonly
 }
 
 export async function createEvent(em: EntityManager, fields: EventFields): Promise<EventView> {
-  return em.transactional(async (tx) => {
-    const event = tx.create(SpecialEvent, {
-      name: fields.name,
-      location: fields.location,
-      eventDescription: fields.eventDescription,
-      price: fields.price.toFixed(2),
-      capacity: fields.capacity ?? null,
-    });
-    event.dates.set(dateRows(tx, event, fields.dates));
-    await tx.flush();
-    return toEventView(event);
-  });
+  return retryOnDeadlock(() =>
+    em.transactional(async (tx) => {
+      const event = tx.create(SpecialEvent, {
+        name: fields.name,
+        location: fields.location,
+        eventDescription: fields.eventDescription,
+        price: fields.price.toFixed(2),
+        capacity: fields.capacity ?? null,
+      });
+      event.dates.set(dateRows(tx, event, fields.dates));
+      await tx.flush();
+      return toEventView(event);
+    }),
+  );
 }
 
 // An event as both APIs show it, built by PostgreSQL: dates as 'YYYY-MM-DD' and the numeric price as a
@@ -107,35 +110,37 @@ export async function updateEvent(
   eventId: string,
   changes: EventChanges,
 ): Promise<EventView> {
-  return em.transactional(async (tx) => {
-    const event = await tx.findOne(
-      SpecialEvent,
-      { id: eventId, deletedAt: null },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
-    if (!event) throw noSuchEvent(eventId);
-    if (changes.name !== undefined) event.name = changes.name;
-    if (changes.location !== undefined) event.location = changes.location;
-    if (changes.eventDescription !== undefined) event.eventDescription = changes.eventDescription;
-    if (changes.price !== undefined) event.price = changes.price.toFixed(2);
-    if (changes.capacity !== undefined) {
-      if (changes.capacity !== null) await checkCapacityCovers(tx, eventId, changes.capacity);
-      event.capacity = changes.capacity;
-    }
-    if (changes.dates !== undefined) {
-      await tx.nativeDelete(EventDate, { event: eventId });
-      dateRows(tx, event, changes.dates);
-    } else if (changes.name !== undefined) {
-      await tx.nativeUpdate(EventDate, { event: eventId }, { name: changes.name });
-    }
-    await tx.flush();
-    const changed = await tx.findOneOrFail(
-      SpecialEvent,
-      { id: eventId },
-      { populate: ['dates'], refresh: true },
-    );
-    return toEventView(changed);
-  });
+  return retryOnDeadlock(() =>
+    em.transactional(async (tx) => {
+      const event = await tx.findOne(
+        SpecialEvent,
+        { id: eventId, deletedAt: null },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      if (!event) throw noSuchEvent(eventId);
+      if (changes.name !== undefined) event.name = changes.name;
+      if (changes.location !== undefined) event.location = changes.location;
+      if (changes.eventDescription !== undefined) event.eventDescription = changes.eventDescription;
+      if (changes.price !== undefined) event.price = changes.price.toFixed(2);
+      if (changes.capacity !== undefined) {
+        if (changes.capacity !== null) await checkCapacityCovers(tx, eventId, changes.capacity);
+        event.capacity = changes.capacity;
+      }
+      if (changes.dates !== undefined) {
+        await tx.nativeDelete(EventDate, { event: eventId });
+        dateRows(tx, event, changes.dates);
+      } else if (changes.name !== undefined) {
+        await tx.nativeUpdate(EventDate, { event: eventId }, { name: changes.name });
+      }
+      await tx.flush();
+      const changed = await tx.findOneOrFail(
+        SpecialEvent,
+        { id: eventId },
+        { populate: ['dates'], refresh: true },
+      );
+      return toEventView(changed);
+    }),
+  );
 }
 
 /**
@@ -143,17 +148,19 @@ export async function updateEvent(
  * rows leave the listing index, so the event is gone from every read and can no longer be bought.
  */
 export async function deleteEvent(em: EntityManager, eventId: string): Promise<boolean> {
-  return em.transactional(async (tx) => {
-    // One statement: of two concurrent deletes, the second finds the row already deleted and answers 404.
-    const deleted = await tx.nativeUpdate(
-      SpecialEvent,
-      { id: eventId, deletedAt: null },
-      { deletedAt: new Date() },
-    );
-    if (deleted === 0) throw noSuchEvent(eventId);
-    await tx.nativeUpdate(EventDate, { event: eventId }, { listed: false });
-    return true;
-  });
+  return retryOnDeadlock(() =>
+    em.transactional(async (tx) => {
+      // One statement: of two concurrent deletes, the second finds the row already deleted and answers 404.
+      const deleted = await tx.nativeUpdate(
+        SpecialEvent,
+        { id: eventId, deletedAt: null },
+        { deletedAt: new Date() },
+      );
+      if (deleted === 0) throw noSuchEvent(eventId);
+      await tx.nativeUpdate(EventDate, { event: eventId }, { listed: false });
+      return true;
+    }),
+  );
 }
 
 export interface DateRange {

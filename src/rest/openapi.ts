@@ -8,9 +8,11 @@
 // Only prose and examples are written here, keyed by the reference's names. A row added to routes.ts
 // appears without touching this file.
 import {
+  type FieldNode,
   type GraphQLArgument,
   type GraphQLField,
   type GraphQLInputType,
+  type GraphQLObjectType,
   type GraphQLOutputType,
   type GraphQLSchema,
   getNamedType,
@@ -515,6 +517,8 @@ interface CompiledOperation {
   field: GraphQLField<unknown, unknown>;
   selection: SelectionSetNode | undefined;
   variableTypes: Map<string, GraphQLInputType>;
+  /** What the response body is: the root field, or the `items` of a page (`paged: 'items'`). */
+  bodyType: GraphQLOutputType;
   selectsTotal: boolean;
 }
 
@@ -536,10 +540,33 @@ function compile(schema: GraphQLSchema, route: Route): CompiledOperation {
       fieldArgument?.type ?? (typeFromAST(schema, definition.type as NamedTypeNode) as GraphQLInputType),
     );
   }
-  const selectsTotal = operation.selectionSet.selections.some(
-    (s) => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === 'total',
-  );
-  return { operation, field, selection: rootSelection.selectionSet, variableTypes, selectsTotal };
+  const selectsTotalIn = (selection: SelectionSetNode | undefined) =>
+    (selection?.selections ?? []).some(
+      (s) => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === 'total',
+    );
+  if (route.paged === 'items') {
+    const items = rootSelection.selectionSet?.selections.find(
+      (s): s is FieldNode => s.kind === Kind.FIELD && s.name.value === 'items',
+    );
+    const itemsField = (getNamedType(field.type) as GraphQLObjectType).getFields().items;
+    if (!items || !itemsField) throw new Error(`Route ${route.operationId}: a page must select items`);
+    return {
+      operation,
+      field,
+      selection: items.selectionSet,
+      variableTypes,
+      bodyType: itemsField.type,
+      selectsTotal: selectsTotalIn(rootSelection.selectionSet),
+    };
+  }
+  return {
+    operation,
+    field,
+    selection: rootSelection.selectionSet,
+    variableTypes,
+    bodyType: field.type,
+    selectsTotal: selectsTotalIn(operation.selectionSet),
+  };
 }
 
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
@@ -698,10 +725,10 @@ export function buildOpenApiDocument(
         },
       };
     } else {
-      const shape = outputSchema(field.type, compiled.selection);
+      const shape = outputSchema(compiled.bodyType, compiled.selection);
       let responseSchema: Json;
       if (shape.type === 'array' && (shape.items as Json).type === 'object') {
-        const itemType = getNamedType(field.type).name;
+        const itemType = getNamedType(compiled.bodyType).name;
         const itemName = OBJECT_NAMES[itemType] ?? itemType;
         const item = addSchema(itemName, shape.items as Json, `${itemName}${capitalized(route.operationId)}`);
         const collection = route.responseSchema ?? `${itemName}Collection`;
@@ -713,8 +740,8 @@ export function buildOpenApiDocument(
       } else if (shape.type === 'object') {
         const name =
           route.responseSchema ??
-          OBJECT_NAMES[getNamedType(field.type).name] ??
-          getNamedType(field.type).name;
+          OBJECT_NAMES[getNamedType(compiled.bodyType).name] ??
+          getNamedType(compiled.bodyType).name;
         responseSchema = addSchema(name, shape, `${name}${capitalized(route.operationId)}`);
       } else {
         responseSchema = shape;

@@ -74,10 +74,10 @@ export const routes: Route[] = [
     path: '/special-events',
     query: { startDate: 'string', endDate: 'string', ...page },
     document: `query listSpecialEvents($startDate: Date, $endDate: Date, $page: Int, $limit: Int) {
-      specialEvents(startDate: $startDate, endDate: $endDate, page: $page, limit: $limit) { ${SPECIAL_EVENT_FIELDS} }
-      total: specialEventsCount(startDate: $startDate, endDate: $endDate) }`,
+      specialEventPage(startDate: $startDate, endDate: $endDate, page: $page, limit: $limit) {
+        items { ${SPECIAL_EVENT_FIELDS} } total } }`,
     status: 200,
-    paged: true,
+    paged: 'items',
   },
   {
     operationId: 'createSpecialEvent',
