@@ -2,7 +2,9 @@
 // account name in PostgreSQL; slowed, then 429 with Retry-After for a pair or an address, never for a name
 // alone; a correct login resets its pair.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LOGIN_THROTTLE } from '../src/accounts/throttling.ts';
+import { findCredentials } from '../src/accounts/accounts.service.ts';
+import { createAuthenticator } from '../src/accounts/authenticator.ts';
+import { LOGIN_THROTTLE, throttleKeys } from '../src/accounts/throttling.ts';
 import { clientAddress } from '../src/http/client-address.ts';
 import {
   basic,
@@ -102,17 +104,30 @@ describe('password checks for one address and account name', () => {
     expect(count(429)).toBeGreaterThanOrEqual(40 - LOGIN_THROTTLE.pairLimit);
   });
 
-  it('are slowed down before they are refused', async () => {
-    const address = '192.0.2.20';
-    const timings: number[] = [];
+  it('are slowed down before they are refused: each failed answer held back longer (no clock involved)', async () => {
+    // The delays a reservation prescribes, from the fifth check of a name on…
+    const keys = throttleKeys('192.0.2.20', 'slow-name');
+    const delays: number[] = [];
     for (let i = 0; i < LOGIN_THROTTLE.slowAfter + 2; i++) {
-      const started = performance.now();
-      expect((await get(museum, wrong('slow-name', i), address)).status).toBe(401);
-      timings.push(performance.now() - started);
+      const reservation = await museum.deps.throttle!.reserve(keys);
+      delays.push(reservation.refused ? -1 : reservation.failureDelayMs);
     }
-    // The third slowed failure waits three steps.
-    expect(timings.at(-1)!).toBeGreaterThanOrEqual(3 * LOGIN_THROTTLE.delayStepMs - 20);
-    expect(timings[0]!).toBeLessThan(3 * LOGIN_THROTTLE.delayStepMs);
+    const step = LOGIN_THROTTLE.delayStepMs;
+    expect(delays).toEqual([0, 0, 0, 0, step, 2 * step, 3 * step]);
+    // …and the authenticator holds a failed answer back by exactly that, a right one not at all.
+    const held: number[] = [];
+    const authenticator = createAuthenticator({
+      findAccount: (name) => findCredentials(museum.deps.db.fork(), name),
+      throttle: museum.deps.throttle,
+      sleep: async (ms) => {
+        held.push(ms);
+      },
+    });
+    const wrongAnswer = await authenticator.authenticate(wrong('slow-name', 99), '192.0.2.20');
+    expect(wrongAnswer.status).toBe('rejected');
+    expect(held).toEqual([4 * step]);
+    await authenticator.authenticate(basic(VISITOR.name, VISITOR.password), '192.0.2.21');
+    expect(held).toEqual([4 * step]);
   });
 
   it('are forgotten after a correct login, and after the refusal ends', async () => {
