@@ -1,0 +1,140 @@
+// Attacks on the server's capacity to take requests: abandoned uploads, stalled bodies, one client taking
+// every slot, slow headers. After each, and during it, a legitimate client is served.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMuseum, type TestMuseum } from '../support/museum.ts';
+import { type RunningServer, spawnServerFor } from '../support/server.ts';
+import { expectServed, portOf, postHead, raw, stalled, statusOf } from './support.ts';
+
+let museum: TestMuseum;
+beforeAll(async () => {
+  museum = await startMuseum();
+});
+afterAll(() => museum?.close());
+
+describe('abandoned uploads (slots are released on every path)', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    // No per-client cap in the way: the instance's 256 slots are what the attack goes for.
+    server = await spawnServerFor(museum, { MAX_CONCURRENT_REQUESTS_PER_CLIENT: '1000' });
+  });
+  afterAll(() => server?.stop());
+
+  // 256 clients each start a 1000-byte GraphQL body, send one byte and vanish: the slots come back.
+  it('256 aborted GraphQL bodies leave the service available', async () => {
+    const attack = await stalled(server, 256, `${postHead('/graphql', 1000)}{`);
+    attack.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expectServed(server);
+  });
+
+  // The same through a chunked REST upload that stops mid-chunk.
+  it('256 aborted chunked REST bodies leave the service available', async () => {
+    const head = postHead('/tickets', 0).replace('Content-Length: 0\r\n', 'Transfer-Encoding: chunked\r\n');
+    const attack = await stalled(server, 256, `${head}10\r\n{"ticketType`);
+    attack.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expectServed(server);
+  });
+});
+
+describe('one address holding the slots (behind a trusted proxy)', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await spawnServerFor(museum, { TRUST_PROXY: 'true' });
+  });
+  afterAll(() => server?.stop());
+
+  // While one client holds 256 stalled uploads, another is served; after they vanish, all are.
+  it('cannot starve another client, during the attack or after it', async () => {
+    const attack = await stalled(
+      server,
+      256,
+      `${postHead('/graphql', 1000, 'X-Forwarded-For: 10.66.0.2\r\n')}{`,
+    );
+    await expectServed(server, { 'x-forwarded-for': '10.1.1.1' });
+    attack.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expectServed(server, { 'x-forwarded-for': '10.66.0.2' });
+  });
+});
+
+describe('bodies stalled until the server times them out', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await spawnServerFor(museum, {
+      MAX_CONCURRENT_REQUESTS: '8',
+      HTTP_REQUEST_TIMEOUT_MS: '1000',
+      HTTP_HEADERS_TIMEOUT_MS: '1000',
+      TRUST_PROXY: 'true',
+    });
+  });
+  afterAll(() => server?.stop());
+
+  // Eight stalled uploads fill the instance; the server's own 408 must give every slot back.
+  it("every slot comes back after the server's 408", async () => {
+    const attack = await stalled(
+      server,
+      8,
+      `${postHead('/graphql', 1000, 'X-Forwarded-For: 10.66.0.9\r\n')}{`,
+    );
+    await attack.closedByServer();
+    expect(attack.answers.every((answer) => answer === '' || statusOf(answer) === 408)).toBe(true);
+    await expectServed(server, { 'x-forwarded-for': '10.1.1.1' });
+    attack.close();
+  });
+
+  // Headers one byte every 200 ms (slow-loris): cut off within the headers timeout, plus the check interval.
+  it('slow headers are cut off within HTTP_HEADERS_TIMEOUT_MS', async () => {
+    const { connect } = await import('node:net');
+    const started = Date.now();
+    const socket = connect(portOf(server), '127.0.0.1');
+    const head = 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ';
+    let sent = 0;
+    const drip = setInterval(() => {
+      if (!socket.destroyed) socket.write(head[sent++ % head.length]!);
+    }, 200);
+    const closed = await new Promise<number>((resolve) => {
+      socket.on('close', () => resolve(Date.now() - started));
+      socket.on('error', () => {});
+    });
+    clearInterval(drip);
+    expect(closed).toBeLessThan(1_000 + 750);
+    await expectServed(server, { 'x-forwarded-for': '10.1.1.1' });
+  });
+});
+
+describe('one client holding many requests open', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await spawnServerFor(museum, {
+      TRUST_PROXY: 'true',
+      HTTP_HEADERS_TIMEOUT_MS: '5000',
+      HTTP_REQUEST_TIMEOUT_MS: '5000',
+    });
+  });
+  afterAll(() => server?.stop());
+
+  // 40 stalled uploads from one address: past 32 it is told 429; another client is served meanwhile.
+  it('is capped at MAX_CONCURRENT_REQUESTS_PER_CLIENT while others are served', async () => {
+    const attack = await stalled(
+      server,
+      40,
+      `${postHead('/tickets', 1000, 'X-Forwarded-For: 10.66.0.1\r\n')}{`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const refused = attack.answers.filter((answer) => statusOf(answer) === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(8);
+    expect(refused[0]).toMatch(/Retry-After: 1/i);
+    await expectServed(server, { 'x-forwarded-for': '10.1.1.1' });
+    attack.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(
+      statusOf(
+        await raw(
+          server,
+          'GET /health/live HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: 10.66.0.1\r\nConnection: close\r\n\r\n',
+        ),
+      ),
+    ).toBe(200);
+  });
+});
