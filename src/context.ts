@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Authentication, Authenticator, Principal } from './accounts/authenticator.ts';
 import type { LoginThrottler } from './accounts/throttling.ts';
 import type { Clock } from './common/dates.ts';
@@ -17,10 +16,12 @@ export interface AppDeps {
   throttle?: LoginThrottler;
 }
 
-/** One request's view: its own EntityManager and who is asking. */
+/**
+ * One request's view: who is asking, and what the app is built from. Reads go through prepared SQL
+ * (`deps.db.sql`); a write forks its own EntityManager (`deps.db.fork()`) for its unit of work.
+ */
 export interface RequestContext {
   deps: AppDeps;
-  em: EntityManager;
   auth: Authentication;
   /** The authenticated account, or null; fields that need one are guarded by auth scopes. */
   principal: Principal | null;
@@ -30,8 +31,7 @@ export interface RequestContext {
 
 /**
  * `header` reads a request header by its lower-case name; `address` is the client's, as
- * src/http/client-address.ts determines it (failed logins count against it). The EntityManager is forked
- * on first use: reads that go through prepared SQL never need one.
+ * src/http/client-address.ts determines it (failed logins count against it).
  */
 export async function createRequestContext(
   deps: AppDeps,
@@ -39,13 +39,8 @@ export async function createRequestContext(
   address = 'unknown',
 ): Promise<RequestContext> {
   const auth = await deps.authenticator.authenticate(header('authorization'), address);
-  let em: EntityManager | undefined;
   return {
     deps,
-    get em() {
-      em ??= deps.db.fork();
-      return em;
-    },
     auth,
     principal: auth.status === 'authenticated' ? auth.principal : null,
     idempotencyKey: header('idempotency-key'),

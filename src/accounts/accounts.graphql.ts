@@ -43,15 +43,16 @@ builder.mutationFields((t) => ({
     description: 'Creates an account (staff only).',
     authScopes: { staff: true },
     args: { input: t.arg({ type: CreateAccountInput }) },
-    resolve: (_root, { input }, { em }) => withinArgument('input', () => createAccount(em, input)),
+    resolve: (_root, { input }, { deps }) =>
+      withinArgument('input', () => createAccount(deps.db.fork(), input)),
   }),
   deleteAccount: t.boolean({
     description: 'Deletes an account (staff only); its credentials stop working at once. Its tickets stay.',
     authScopes: { staff: true },
     args: { name: t.arg.string({ validate: accountName }) },
-    resolve: async (_root, { name }, { em, deps, principal }) => {
+    resolve: async (_root, { name }, { deps, principal }) => {
       if (name === principal!.name) throw conflict('You cannot delete the account you are signed in with');
-      await deleteAccount(em, name);
+      await deleteAccount(deps.db.fork(), name);
       deps.authenticator.forget(name);
       return true;
     },

@@ -169,7 +169,7 @@ builder.mutationField('createSpecialEvent', (t) =>
     description: 'Creates a special event (staff only).',
     authScopes: { staff: true },
     args: { input: t.arg({ type: CreateSpecialEventInput }) },
-    resolve: (_root, { input }, { em }) => createEvent(em, input),
+    resolve: (_root, { input }, { deps }) => createEvent(deps.db.fork(), input),
   }),
 );
 
@@ -184,13 +184,14 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateSpecialEventInput }),
     },
     // The validation plugin has checked input against eventChangesSchema: no field is null.
-    resolve: (_root, { eventId, input }, { em }) => updateEvent(em, eventId, input as EventChanges),
+    resolve: (_root, { eventId, input }, { deps }) =>
+      updateEvent(deps.db.fork(), eventId, input as EventChanges),
   }),
   deleteSpecialEvent: t.boolean({
     description:
       'Deletes a special event (staff only): it disappears from every read and its sold tickets become cancelled. Returns true; an unknown or already deleted event is a NOT_FOUND error.',
     authScopes: { staff: true },
     args: { eventId: t.arg({ type: 'UUID' }) },
-    resolve: (_root, { eventId }, { em }) => deleteEvent(em, eventId),
+    resolve: (_root, { eventId }, { deps }) => deleteEvent(deps.db.fork(), eventId),
   }),
 }));

@@ -116,7 +116,7 @@ builder.mutationFields((t) => ({
     authScopes: { staff: true },
     args: { input: t.arg({ type: SetWeeklyHoursInput }) },
     // The validation plugin has checked input against weeklyHoursSchema.
-    resolve: (_root, { input }, { em }) => setWeeklyHours(em, input as WeeklyHoursInput),
+    resolve: (_root, { input }, { deps }) => setWeeklyHours(deps.db.fork(), input as WeeklyHoursInput),
   }),
   setDayHours: t.field({
     type: DayScheduleType,
@@ -125,6 +125,6 @@ builder.mutationFields((t) => ({
     authScopes: { staff: true },
     args: { input: t.arg({ type: SetDayHoursInput }) },
     // The validation plugin has checked input against dayHoursSchema.
-    resolve: (_root, { input }, { em }) => setDayHours(em, input as DayHoursInput),
+    resolve: (_root, { input }, { deps }) => setDayHours(deps.db.fork(), input as DayHoursInput),
   }),
 }));
