@@ -20,10 +20,12 @@ import { useGraphiQL } from './plugins/use-graphiql.ts';
 import { useInputErrors } from './plugins/use-input-errors.ts';
 import { useQueryLimits } from './plugins/use-query-limits.ts';
 import { useRefusalBodies } from './plugins/use-refusal-bodies.ts';
+import { useTracing } from './plugins/use-tracing.ts';
 import { createRestHandler, type RestRequest } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
 import { GENERAL_ADMISSION } from './tickets/ticket-sales.entity.ts';
+import { tracing } from './tracing.ts';
 
 const INITIAL_MIGRATION = 'Migration20261122000000';
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
@@ -109,6 +111,7 @@ function createGraphQLServer(deps: AppDeps, metrics: Metrics | undefined): Yoga 
     plugins: [
       useRefusalBodies(),
       ...(metrics ? [metrics.plugin()] : []),
+      ...(tracing.enabled ? [useTracing()] : []),
       ...(deps.config.graphiql ? [useGraphiQL(GRAPHQL_ENDPOINT)] : []),
       useQueryLimits({ introspection: deps.config.introspection }),
       useExecutionTimeout(deps.config.operationTimeoutMs),

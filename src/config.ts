@@ -59,6 +59,7 @@ export const configSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: upTo(3_600_000).default(30_000),
   MUSEUM_METRICS: z.enum(['on', 'off']).default('on'),
   MUSEUM_DB_CONNECT_TIMEOUT: upTo(3_600).default(30),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   REQUEST_TIMEOUT_MS: upTo(600_000).default(15_000),
 });
 
@@ -92,6 +93,8 @@ export interface Config {
   metrics: boolean;
   /** Seconds to keep trying an unreachable database at start-up before giving up. */
   dbConnectTimeoutSeconds: number;
+  /** Where OpenTelemetry spans go (OTLP/HTTP); unset: no tracing. */
+  otlpEndpoint: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -150,5 +153,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     operationTimeoutMs: e.REQUEST_TIMEOUT_MS,
     metrics: e.MUSEUM_METRICS === 'on',
     dbConnectTimeoutSeconds: e.MUSEUM_DB_CONNECT_TIMEOUT,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
   };
 }

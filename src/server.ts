@@ -5,6 +5,7 @@ import { DatabaseInUseError } from './db/database.ts';
 import { isDatabaseUnreachable } from './graphql/errors.ts';
 import { guardedListener } from './http/listener.ts';
 import { createLogger } from './logger.ts';
+import { startTracing } from './tracing.ts';
 
 // Reads the configuration, listens, opens the museum; on SIGTERM/SIGINT stops accepting, lets requests in
 // flight finish, closes the database and exits 0. Every start-up failure is one line and exit code 1.
@@ -30,6 +31,8 @@ try {
 }
 
 const logger = createLogger(config.logLevel);
+// Before the museum opens, so its first statements are traced too.
+const stopTracing = await startTracing(config.otlpEndpoint ?? undefined);
 let draining = false;
 // Until the museum is open, every request is told to come back (the port is taken first, so a port in
 // use stops start-up before any account is created or password printed).
@@ -123,6 +126,7 @@ async function shutdown(signal: string) {
     new Promise<false>((resolve) => setTimeout(resolve, 10_000, false).unref()),
   ]);
   if (!closed) logger.warn('database did not close within 10 s; exiting anyway');
+  await stopTracing?.().catch(() => {});
   logger.info('stopped');
   logger.flush();
   process.exit(0);

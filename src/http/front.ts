@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { ERROR_KINDS, type ErrorKind, type FieldIssue } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
@@ -11,6 +12,7 @@ import {
   type RestRequest,
   type RestResponse,
 } from '../rest/adapter.ts';
+import { inSpan, tracing } from '../tracing.ts';
 import { addressOf, clientAddress } from './client-address.ts';
 import { addEdgeHeaders, preflight } from './edge-headers.ts';
 import { parseJsonBody } from './json-body.ts';
@@ -214,30 +216,56 @@ export function createFront(options: FrontOptions): Front {
       const started = performance.now();
       res.setHeader('X-Request-Id', observation.requestId);
       // A client that went away before any answer: 499, as proxies log it.
-      res.once('close', () =>
-        finished(request.method, observation, res.headersSent ? res.statusCode : 499, started),
-      );
-      answer(request).then(
-        (response) => {
-          if ('yoga' in response) {
-            // Yoga writes its own answer; the edge headers go on first (a page may set its own CSP), and
-            // a body read here is handed over parsed, so yoga neither reads nor parses it again.
-            const edge = addEdgeHeaders({}, request.header('origin'), allowedOrigins);
-            for (const name in edge) res.setHeader(name, edge[name]!);
-            const handedOver = req as IncomingMessage & { body?: unknown; observation?: Observation };
-            if (response.json !== undefined) handedOver.body = response.json;
-            handedOver.observation = observation;
-            yoga(req, res);
-            return;
-          }
-          addEdgeHeaders(response.headers, request.header('origin'), allowedOrigins);
-          send(res, withRequestId(response, observation), request.method === 'HEAD');
+      const status = () => (res.headersSent ? res.statusCode : 499);
+      res.once('close', () => finished(request.method, observation, status(), started));
+      const dispatch = () =>
+        answer(request).then(
+          (response) => {
+            if ('yoga' in response) {
+              // Yoga writes its own answer; the edge headers go on first (a page may set its own CSP),
+              // and a body read here is handed over parsed, so yoga neither reads nor parses it again.
+              const edge = addEdgeHeaders({}, request.header('origin'), allowedOrigins);
+              for (const name in edge) res.setHeader(name, edge[name]!);
+              const handedOver = req as IncomingMessage & { body?: unknown; observation?: Observation };
+              if (response.json !== undefined) handedOver.body = response.json;
+              handedOver.observation = observation;
+              yoga(req, res);
+              return;
+            }
+            addEdgeHeaders(response.headers, request.header('origin'), allowedOrigins);
+            send(res, withRequestId(response, observation), request.method === 'HEAD');
+          },
+          (error) => {
+            logger.error('request failed', { error: String(error), requestId: observation.requestId });
+            if (!res.headersSent)
+              send(res, withRequestId(problem('internal', 'Internal server error'), observation), false);
+          },
+        );
+      if (!tracing.enabled) {
+        void dispatch();
+        return;
+      }
+      // The request's span lasts until its answer is done; the operation and SQL spans are its children.
+      void inSpan(
+        request.method,
+        SpanKind.SERVER,
+        {
+          'http.request.method': request.method,
+          'url.path': pathname,
+          'url.scheme': 'http',
+          'client.address': request.address,
+          'user_agent.original': request.header('user-agent') ?? '',
         },
-        (error) => {
-          logger.error('request failed', { error: String(error), requestId: observation.requestId });
-          if (!res.headersSent)
-            send(res, withRequestId(problem('internal', 'Internal server error'), observation), false);
-        },
+        (span) =>
+          new Promise<void>((resolve) => {
+            res.once('close', () => {
+              span.updateName(`${request.method} ${observation.route}`);
+              span.setAttributes({ 'http.route': observation.route, 'http.response.status_code': status() });
+              if (status() >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+              resolve();
+            });
+            void dispatch();
+          }),
       );
     },
 

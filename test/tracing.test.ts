@@ -1,0 +1,89 @@
+// Tracing (issue 12): with OTEL_EXPORTER_OTLP_ENDPOINT set, the server exports OTLP/HTTP JSON spans for the
+// HTTP request, the GraphQL operation and each SQL statement, nested, with the standard attributes. A
+// receiver on 127.0.0.1 stands in for the collector.
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basic, STAFF, startMuseum, type TestMuseum } from './support/museum.ts';
+import { type RunningServer, spawnServerFor } from './support/server.ts';
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: { key: string; value: Record<string, unknown> }[];
+}
+
+const attribute = (span: OtlpSpan, key: string) => {
+  const value = span.attributes.find((a) => a.key === key)?.value;
+  return value ? Object.values(value)[0] : undefined;
+};
+
+describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+  let museum: TestMuseum;
+  let server: RunningServer;
+  let collector: Server;
+  const spans: OtlpSpan[] = [];
+
+  beforeAll(async () => {
+    collector = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => {
+        body += chunk;
+      });
+      req.on('end', () => {
+        if (req.url === '/v1/traces') {
+          const exported = JSON.parse(body) as {
+            resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[];
+          };
+          for (const resource of exported.resourceSpans)
+            for (const scope of resource.scopeSpans) spans.push(...scope.spans);
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const { port } = collector.address() as { port: number };
+    museum = await startMuseum();
+    server = await spawnServerFor(museum, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await museum?.close();
+    collector?.close();
+  });
+
+  it('exports the request, its operation and its SQL statements as one trace', async () => {
+    const response = await fetch(`${server.url}/museum-hours?limit=2`, {
+      headers: { authorization: basic(STAFF.name, STAFF.password) },
+    });
+    expect(response.status).toBe(200);
+    const deadline = Date.now() + 10_000;
+    const request = () => spans.find((s) => s.name === 'GET /museum-hours');
+    while (!request() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const http = request()!;
+    expect(http, JSON.stringify(spans.map((s) => s.name))).toBeDefined();
+    expect(http.kind).toBe(2); // SERVER
+    expect(attribute(http, 'http.request.method')).toBe('GET');
+    expect(attribute(http, 'http.route')).toBe('/museum-hours');
+    expect(Number(attribute(http, 'http.response.status_code'))).toBe(200);
+
+    const operation = spans.find((s) => s.name === 'query getMuseumHours' && s.traceId === http.traceId)!;
+    expect(operation).toBeDefined();
+    expect(operation.parentSpanId).toBe(http.spanId);
+    expect(attribute(operation, 'graphql.operation.name')).toBe('getMuseumHours');
+
+    // The operation's own statement (the password check's statements belong to the request itself).
+    const statements = spans.filter(
+      (s) => s.parentSpanId === operation.spanId && attribute(s, 'db.system.name'),
+    );
+    expect(statements).toHaveLength(1);
+    expect(statements[0]!.kind).toBe(3); // CLIENT
+    expect(statements[0]!.name).toBe('hours_open_days');
+    expect(attribute(statements[0]!, 'db.operation.name')).toBe('WITH');
+    expect(String(attribute(statements[0]!, 'db.query.text'))).toMatch(/from walk/);
+  });
+});
