@@ -82,7 +82,8 @@ function traceSqlStatements() {
     const attributes: Attributes = {
       'db.system.name': 'postgresql',
       'db.operation.name': operation,
-      'db.query.text': text,
+      // MikroORM writes its values into the SQL; quoted literals are masked, so no value leaves.
+      'db.query.text': text.replace(/'(?:[^']|'')*'/g, "'?'"),
       ...(this.database ? { 'db.namespace': this.database } : {}),
       ...(this.host ? { 'server.address': this.host } : {}),
       ...(this.port ? { 'server.port': this.port } : {}),
