@@ -7,7 +7,8 @@ import { guardedListener } from './http/listener.ts';
 import { createLogger } from './logger.ts';
 import { startTracing } from './tracing.ts';
 
-// Reads the configuration, listens, opens the museum; on SIGTERM/SIGINT stops accepting, lets requests in
+// Started by src/start.mjs (which checks the Node version first). Reads the configuration, listens, opens
+// the museum; on SIGTERM/SIGINT stops accepting, lets requests in
 // flight finish, closes the database and exits 0. Every start-up failure is one line and exit code 1.
 
 /** Ends start-up with one plain line: no stack trace, nothing half-started. */
@@ -15,12 +16,6 @@ function fail(line: string): never {
   console.error(line);
   process.exit(1);
 }
-
-const major = Number(process.versions.node.split('.')[0]);
-if (major < 24)
-  fail(
-    `Node.js ${process.versions.node} is too old: the Museum API needs Node.js 24. \`npm ci\` installs it into node_modules and \`npm start\` uses it; or install Node.js 24 LTS.`,
-  );
 
 let config: Config;
 try {

@@ -183,6 +183,25 @@ describe('start-up failures: one line, exit code 1, no stack', () => {
   });
 });
 
+describe('a Node.js older than 24', () => {
+  // The machine's own Node, when it is older than the project's (Debian's, on these machines).
+  const older = ['/usr/bin/node', '/usr/local/bin/node', '/bin/node'].find((path) => {
+    const version = spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout?.trim();
+    return version !== undefined && /^v\d+/.test(version) && Number(version.slice(1).split('.')[0]) < 24;
+  });
+  it.skipIf(!older)('is told in one line what it needs and how to get it', () => {
+    const started = spawnSync(older!, [new URL('../src/start.mjs', import.meta.url).pathname], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH },
+    });
+    expect(started.status).toBe(1);
+    expect(started.stderr.trim().split('\n')).toHaveLength(1);
+    expect(started.stderr).toMatch(
+      /^Node\.js \S+ is too old: the Museum API needs Node\.js 24\. `npm ci` installs it/,
+    );
+  });
+});
+
 describe('bad configuration', () => {
   it.each([
     [{ PORT: 'eighty' }, 'PORT'],
