@@ -150,7 +150,14 @@ function withWrk(url: string, scenario: Scenario, connections: number, seconds: 
   );
   const run = spawnSync(
     'wrk',
-    ['-t2', `-c${connections}`, `-d${seconds}s`, '-s', script, `${url}${scenario.path}`],
+    [
+      `-t${Math.min(2, connections)}`,
+      `-c${connections}`,
+      `-d${seconds}s`,
+      '-s',
+      script,
+      `${url}${scenario.path}`,
+    ],
     { encoding: 'utf8', timeout: (seconds + 30) * 1000 },
   );
   rmSync(dir, { recursive: true, force: true });
