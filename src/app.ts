@@ -47,7 +47,11 @@ const isDocsPath = (pathname: string) =>
 export function createApp(deps: AppDeps, options: { isDraining?: () => boolean } = {}): App {
   const metrics = deps.config.metrics ? createMetrics(deps.db) : undefined;
   const yoga = createGraphQLServer(deps, metrics);
-  const rest = createRestHandler(yoga, routes, deps.logger);
+  const rest = createRestHandler(yoga, routes, deps.logger, {
+    context: (request) => createRequestContext(deps, request.header, request.address),
+    timeoutMs: deps.config.operationTimeoutMs,
+    onOperation: metrics ? (name, seconds) => metrics.operation(name, 'query', seconds) : undefined,
+  });
   const front = createFront({
     yoga,
     graphqlEndpoint: GRAPHQL_ENDPOINT,

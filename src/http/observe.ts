@@ -32,6 +32,8 @@ export interface Metrics {
   request(method: string, route: string, status: number, seconds: number): void;
   /** An envelop plugin counting GraphQL operations (REST routes run as operations too). */
   plugin(): Plugin;
+  /** Counts an operation executed outside envelop (a REST read run compiled). */
+  operation(name: string, type: string, seconds: number): void;
 }
 
 /**
@@ -111,6 +113,11 @@ export function createMetrics(db: Database): Metrics {
       const labels = { method, route, status: String(status) };
       requests.inc(labels);
       requestDuration.observe(labels, seconds);
+    },
+    operation(name, type, seconds) {
+      const labels = { operation_name: labelOf(name), operation_type: type };
+      operations.inc(labels);
+      operationDuration.observe(labels, seconds);
     },
     plugin: () => ({
       onExecute({ args }) {

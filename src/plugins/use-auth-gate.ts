@@ -1,4 +1,5 @@
 import {
+  type GraphQLError,
   type GraphQLObjectType,
   type GraphQLSchema,
   getOperationAST,
@@ -57,43 +58,48 @@ function judge(
 export function useAuthGate(): Plugin<RequestContext> {
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const { auth, principal } = args.contextValue;
-      if (auth.status === 'throttled') {
-        const error = clientError(
-          'tooManyRequests',
-          `Too many failed logins; try again in ${auth.retryAfter} seconds`,
-        );
-        Object.assign(error.extensions, {
-          http: { status: 429, headers: { 'Retry-After': String(auth.retryAfter) } },
-        });
-        setResultAndStopExecution({ errors: [error] });
-        return;
-      }
-      const verdict =
-        auth.status === 'rejected'
-          ? 'unauthenticated'
-          : judge(
-              args.schema,
-              getOperationAST(args.document, args.operationName) ?? null,
-              scopesOf(principal),
-            );
-      if (verdict === 'allowed') return;
-      if (verdict === 'forbidden') {
-        const error = clientError('forbidden', 'This operation needs the staff role');
-        Object.assign(error.extensions, { http: { status: 403 } });
-        setResultAndStopExecution({ errors: [error] });
-        return;
-      }
-      const error = clientError(
-        'unauthenticated',
-        auth.status === 'rejected'
-          ? auth.reason
-          : 'Credentials are required: send HTTP Basic credentials of an account',
+      const refused = gateRefusal(
+        args.schema,
+        getOperationAST(args.document, args.operationName) ?? null,
+        args.contextValue,
       );
-      Object.assign(error.extensions, {
-        http: { status: 401, headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } },
-      });
-      setResultAndStopExecution({ errors: [error] });
+      if (refused) setResultAndStopExecution({ errors: [refused] });
     },
   };
+}
+
+/** The gate's verdict on an operation for the caller: null to go ahead, else the error to answer with. */
+export function gateRefusal(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode | null,
+  { auth, principal }: Pick<RequestContext, 'auth' | 'principal'>,
+): GraphQLError | null {
+  if (auth.status === 'throttled') {
+    const error = clientError(
+      'tooManyRequests',
+      `Too many failed logins; try again in ${auth.retryAfter} seconds`,
+    );
+    Object.assign(error.extensions, {
+      http: { status: 429, headers: { 'Retry-After': String(auth.retryAfter) } },
+    });
+    return error;
+  }
+  const verdict =
+    auth.status === 'rejected' ? 'unauthenticated' : judge(schema, operation, scopesOf(principal));
+  if (verdict === 'allowed') return null;
+  if (verdict === 'forbidden') {
+    const error = clientError('forbidden', 'This operation needs the staff role');
+    Object.assign(error.extensions, { http: { status: 403 } });
+    return error;
+  }
+  const error = clientError(
+    'unauthenticated',
+    auth.status === 'rejected'
+      ? auth.reason
+      : 'Credentials are required: send HTTP Basic credentials of an account',
+  );
+  Object.assign(error.extensions, {
+    http: { status: 401, headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } },
+  });
+  return error;
 }
