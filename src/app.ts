@@ -14,6 +14,7 @@ import { createFront, type Front, type ServerContext } from './http/front.ts';
 import { createMetrics, type Metrics } from './http/observe.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { useAuthGate } from './plugins/use-auth-gate.ts';
+import { useCompiledQueries } from './plugins/use-compiled-queries.ts';
 import { DOCS_PATHS, useDocs } from './plugins/use-docs.ts';
 import { useExecutionTimeout } from './plugins/use-execution-timeout.ts';
 import { useGraphiQL } from './plugins/use-graphiql.ts';
@@ -113,6 +114,8 @@ function createGraphQLServer(deps: AppDeps, metrics: Metrics | undefined): Yoga 
       },
     },
     plugins: [
+      // First: the plugins after it that wrap execution (tracing, the deadline) wrap the compiled run.
+      useCompiledQueries(),
       useRefusalBodies(),
       ...(metrics ? [metrics.plugin()] : []),
       ...(tracing.enabled ? [useTracing()] : []),
