@@ -4,7 +4,7 @@
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, STAFF, startMuseum, type TestMuseum } from './support/museum.ts';
-import { type RunningServer, spawnServerFor } from './support/server.ts';
+import { logLines, type RunningServer, spawnServerFor } from './support/server.ts';
 
 interface Family {
   name: string;
@@ -122,11 +122,7 @@ describe('request ids and log lines, over HTTP', () => {
     expect(graphql.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
 
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const lines = server
-      .stderr()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = logLines(server);
     const logged = lines.find((line) => line.requestId === 'trace-42.a:b');
     expect(logged).toMatchObject({
       message: 'request',

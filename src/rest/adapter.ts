@@ -18,7 +18,7 @@ import type { Observation } from '../http/observe.ts';
 import type { Logger } from '../logger.ts';
 import { gateRefusal } from '../plugins/use-auth-gate.ts';
 import { tracing } from '../tracing.ts';
-import { PROBLEM_CONTENT_TYPE, problemOf, WWW_AUTHENTICATE } from './problem.ts';
+import { problemAnswer } from './problem.ts';
 import type { ParameterType, Route } from './routes.ts';
 
 /** Request bodies larger than this are refused with 413 before any of them is parsed. */
@@ -77,24 +77,8 @@ class RequestProblem extends Error {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function problem(
-  kind: ErrorKind,
-  detail: string,
-  issues: FieldIssue[] = [],
-  headers: Record<string, string> = {},
-): RestResponse {
-  const body = problemOf(kind, detail, issues);
-  return {
-    status: body.status,
-    headers: {
-      'Content-Type': PROBLEM_CONTENT_TYPE,
-      'Cache-Control': 'no-store',
-      ...(kind === 'unauthenticated' ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {}),
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  };
-}
+/** A problem+json answer (RFC 9457). */
+export const problem = (...args: Parameters<typeof problemAnswer>): RestResponse => problemAnswer(...args);
 
 /** Parses and validates every route's document against the schema, once, at start-up. */
 export function compileRoutes(schema: GraphQLSchema, routes: Route[]): CompiledRoute[] {

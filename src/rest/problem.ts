@@ -19,20 +19,31 @@ export function problemOf(kind: ErrorKind, detail: string, issues: FieldIssue[] 
   return problem;
 }
 
-export function problemResponse(
+/** The problem+json answer's status, headers and body; both transports send it as it is. */
+export function problemAnswer(
   kind: ErrorKind,
   detail: string,
   issues: FieldIssue[] = [],
   headers: Record<string, string> = {},
-): Response {
+): { status: number; headers: Record<string, string>; body: string } {
   const problem = problemOf(kind, detail, issues);
-  const extra: Record<string, string> =
-    kind === 'unauthenticated' ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {};
-  return new Response(JSON.stringify(problem), {
+  return {
     status: problem.status,
     // An error is about this one request: nobody may keep it.
-    headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store', ...extra, ...headers },
-  });
+    headers: {
+      'Content-Type': PROBLEM_CONTENT_TYPE,
+      'Cache-Control': 'no-store',
+      ...(kind === 'unauthenticated' ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {}),
+      ...headers,
+    },
+    body: JSON.stringify(problem),
+  };
+}
+
+/** The same as a fetch Response, for yoga's plugins. */
+export function problemResponse(...args: Parameters<typeof problemAnswer>): Response {
+  const { status, headers, body } = problemAnswer(...args);
+  return new Response(body, { status, headers });
 }
 
 function kebab(name: string): string {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGIN_THROTTLE } from '../../src/accounts/throttling.ts';
 import { basic, STAFF, startMuseum, type TestMuseum } from '../support/museum.ts';
-import { type RunningServer, spawnServerFor } from '../support/server.ts';
+import { logLines, type RunningServer, spawnServerFor } from '../support/server.ts';
 import { expectServed, staff } from './support.ts';
 
 let museum: TestMuseum;
@@ -117,11 +117,7 @@ describe('the audit trail', () => {
     for (let i = 0; i < LOGIN_THROTTLE.pairLimit + 1; i++)
       await get(basic('audited', `secret-guess-${i}`), '10.7.0.1');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const lines = server
-      .stderr()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = logLines(server);
     const failed = lines.filter((line) => line.message === 'login failed' && line.account === 'audited');
     expect(failed).toHaveLength(LOGIN_THROTTLE.pairLimit);
     expect(failed[0]).toMatchObject({ level: 'warn', address: '10.7.0.1' });

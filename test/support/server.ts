@@ -66,6 +66,15 @@ export async function spawnServer(env: Record<string, string>): Promise<RunningS
   };
 }
 
+/** The JSON log lines a server process has written to stderr so far. */
+export function logLines(server: RunningServer): Record<string, unknown>[] {
+  return server
+    .stderr()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 /** A server process over the test museum's database (PostgreSQL), or its own in memory, with the staff account. */
 export function spawnServerFor(museum: TestMuseum, env: Record<string, string> = {}): Promise<RunningServer> {
   return spawnServer({
