@@ -10,10 +10,11 @@ import { seedDemoEvents } from './events/demo-events.ts';
 import { clientKind, createErrorMask, describe } from './graphql/errors.ts';
 import { schema } from './graphql/schema.ts';
 import { clientAddress } from './http/client-address.ts';
+import { type CompiledGraphQL, createCompiledGraphQL } from './http/compiled-graphql.ts';
 import { createFront, type Front, type ServerContext } from './http/front.ts';
 import { createMetrics, type Metrics } from './http/observe.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { useAuthGate } from './plugins/use-auth-gate.ts';
+import { gateRefusal, useAuthGate } from './plugins/use-auth-gate.ts';
 import { useCompiledQueries } from './plugins/use-compiled-queries.ts';
 import { DOCS_PATHS, useDocs } from './plugins/use-docs.ts';
 import { useExecutionTimeout } from './plugins/use-execution-timeout.ts';
@@ -35,6 +36,7 @@ export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
 
 export interface App extends Front {
   yoga: Yoga;
+  compiledGraphQL: CompiledGraphQL;
 }
 
 const GRAPHQL_ENDPOINT = '/graphql';
@@ -47,16 +49,27 @@ const isDocsPath = (pathname: string) =>
 /** The whole HTTP application over its dependencies; it never listens (server.ts does). */
 export function createApp(deps: AppDeps, options: { isDraining?: () => boolean } = {}): App {
   const metrics = deps.config.metrics ? createMetrics(deps.db) : undefined;
-  const yoga = createGraphQLServer(deps, metrics);
-  const rest = createRestHandler(yoga, routes, deps.logger, {
-    context: (request) => createRequestContext(deps, request.header, request.address),
+  const context = (request: RestRequest) => createRequestContext(deps, request.header, request.address);
+  const onOperation = metrics
+    ? (name: string | undefined, seconds: number) => metrics.operation(name, 'query', seconds)
+    : undefined;
+  const compiledGraphQL = createCompiledGraphQL({
+    context,
+    admits: (operation, contextValue) => gateRefusal(schema, operation, contextValue) === null,
     timeoutMs: deps.config.operationTimeoutMs,
-    onOperation: metrics ? (name, seconds) => metrics.operation(name, 'query', seconds) : undefined,
+    onOperation,
+  });
+  const yoga = createGraphQLServer(deps, metrics, compiledGraphQL);
+  const rest = createRestHandler(yoga, routes, deps.logger, {
+    context,
+    timeoutMs: deps.config.operationTimeoutMs,
+    onOperation,
   });
   const front = createFront({
     yoga,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     rest,
+    compiledGraphQL,
     db: deps.db,
     isDraining: options.isDraining ?? (() => false),
     servedByYoga: (pathname) => pathname === GRAPHQL_ENDPOINT || isDocsPath(pathname),
@@ -65,7 +78,7 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     metrics,
     logger: deps.logger,
   });
-  return { ...front, yoga };
+  return { ...front, yoga, compiledGraphQL };
 }
 
 /** Initial context of a REST operation (src/rest/adapter.ts), beside what yoga gives a GraphQL request. */
@@ -75,20 +88,27 @@ interface InitialContext extends ServerContext {
 }
 
 /** Yoga: GraphQL over HTTP, GraphiQL and the documentation, and the envelop that REST operations run in. */
-function createGraphQLServer(deps: AppDeps, metrics: Metrics | undefined): Yoga {
+function createGraphQLServer(
+  deps: AppDeps,
+  metrics: Metrics | undefined,
+  compiledGraphQL: CompiledGraphQL,
+): Yoga {
   const { logger } = deps;
   return createYoga<Record<string, unknown>, RequestContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     context: async (initial) => {
       // Read by property, not spread: yoga hands the server context down its prototype chain.
-      const { request, rest, observation, req } = initial as unknown as InitialContext;
-      if (rest) return createRequestContext(deps, rest.header, rest.address);
-      const context = await createRequestContext(
-        deps,
-        (name) => request.headers.get(name),
-        clientAddress({ req }, request, deps.config.trustProxy),
-      );
+      const { request, rest, observation, req, prepared } = initial as unknown as InitialContext;
+      if (rest) return prepared ?? createRequestContext(deps, rest.header, rest.address);
+      const context =
+        prepared ??
+        req?.prepared ??
+        (await createRequestContext(
+          deps,
+          (name) => request.headers.get(name),
+          clientAddress({ req }, request, deps.config.trustProxy),
+        ));
       const observed = observation ?? req?.observation;
       if (observed) observed.account = context.principal?.name;
       return context;
@@ -115,7 +135,7 @@ function createGraphQLServer(deps: AppDeps, metrics: Metrics | undefined): Yoga 
     },
     plugins: [
       // First: the plugins after it that wrap execution (tracing, the deadline) wrap the compiled run.
-      useCompiledQueries(),
+      useCompiledQueries(compiledGraphQL),
       useRefusalBodies(),
       ...(metrics ? [metrics.plugin()] : []),
       ...(tracing.enabled ? [useTracing()] : []),

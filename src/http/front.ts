@@ -14,6 +14,7 @@ import {
 } from '../rest/adapter.ts';
 import { inSpan, tracing } from '../tracing.ts';
 import { addressOf, clientAddress } from './client-address.ts';
+import type { CompiledGraphQL } from './compiled-graphql.ts';
 import { addEdgeHeaders, preflight } from './edge-headers.ts';
 import { parseJsonBody } from './json-body.ts';
 import { type Metrics, type Observation, observationOf } from './observe.ts';
@@ -22,6 +23,8 @@ export interface FrontOptions {
   yoga: YogaServerInstance<Record<string, unknown>, RequestContext>;
   graphqlEndpoint: string;
   rest: RestHandler;
+  /** The compiled lane for remembered GraphQL queries (src/http/compiled-graphql.ts). */
+  compiledGraphQL?: CompiledGraphQL;
   db: Database;
   isDraining: () => boolean;
   /** Paths yoga answers: GraphQL (and GraphiQL) and the documentation. */
@@ -35,8 +38,10 @@ export interface FrontOptions {
 
 /** What node's server context looks like to yoga, and what the tests hand `fetch` for a client address. */
 export interface ServerContext {
-  req?: { socket?: { remoteAddress?: string }; observation?: Observation };
+  req?: { socket?: { remoteAddress?: string }; observation?: Observation; prepared?: RequestContext };
   observation?: Observation;
+  /** The request's context when the compiled lane already made it (credentials are checked once). */
+  prepared?: RequestContext;
 }
 
 export interface Front {
@@ -54,6 +59,7 @@ interface ToYoga {
   yoga: true;
   json?: unknown;
   bytes?: Uint8Array;
+  prepared?: RequestContext;
 }
 
 /** An edge refusal on /graphql: a GraphQL error with the kind's status and code. */
@@ -191,7 +197,10 @@ export function createFront(options: FrontOptions): Front {
       );
     const parsed = parseJsonBody(bytes);
     if (!parsed.ok) return graphqlRefusal('validation', parsed.detail, [parsed.issue]);
-    return { yoga: true, json: parsed.value, bytes };
+    const lane = tracing.enabled ? undefined : options.compiledGraphQL;
+    const outcome = lane ? await lane.run(request, parsed.value) : {};
+    if ('answer' in outcome) return outcome.answer;
+    return { yoga: true, json: parsed.value, bytes, prepared: outcome.context };
   }
 
   return {
@@ -226,9 +235,10 @@ export function createFront(options: FrontOptions): Front {
               // and a body read here is handed over parsed, so yoga neither reads nor parses it again.
               const edge = addEdgeHeaders({}, request.header('origin'), allowedOrigins);
               for (const name in edge) res.setHeader(name, edge[name]!);
-              const handedOver = req as IncomingMessage & { body?: unknown; observation?: Observation };
+              const handedOver = req as IncomingMessage & ServerContext['req'] & { body?: unknown };
               if (response.json !== undefined) handedOver.body = response.json;
               handedOver.observation = observation;
+              handedOver.prepared = response.prepared;
               yoga(req, res);
               return;
             }
@@ -298,7 +308,11 @@ export function createFront(options: FrontOptions): Front {
               body: response.bytes as Uint8Array<ArrayBuffer>,
             })
           : fetchRequest;
-        const answered = await yoga.handleRequest(forwarded, { ...serverContext, observation } as never);
+        const answered = await yoga.handleRequest(forwarded, {
+          ...serverContext,
+          observation,
+          prepared: response.prepared,
+        } as never);
         finished(request.method, observation, answered.status, started);
         const headers = new Headers(answered.headers);
         headers.set('X-Request-Id', observation.requestId);

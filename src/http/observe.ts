@@ -33,7 +33,7 @@ export interface Metrics {
   /** An envelop plugin counting GraphQL operations (REST routes run as operations too). */
   plugin(): Plugin;
   /** Counts an operation executed outside envelop (a REST read run compiled). */
-  operation(name: string, type: string, seconds: number): void;
+  operation(name: string | undefined, type: string, seconds: number): void;
 }
 
 /**

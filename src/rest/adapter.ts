@@ -9,6 +9,7 @@ import {
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { YogaServerInstance } from 'graphql-yoga';
+import { withDeadline } from '../common/deadline.ts';
 import { type ErrorKind, type FieldIssue, kindOfCode } from '../common/errors.ts';
 import { pageOf } from '../common/pagination.ts';
 import type { RequestContext } from '../context.ts';
@@ -189,20 +190,7 @@ const allowedMethods = (methods: string[]) =>
 export interface CompiledReads {
   context(request: RestRequest): Promise<RequestContext>;
   timeoutMs: number;
-  onOperation?(operationName: string, seconds: number): void;
-}
-
-/** The work's result, or null when it is still running after `ms`. */
-async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<null>((resolve) => {
-    timer = setTimeout(resolve, ms, null);
-  });
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+  onOperation?(operationName: string | undefined, seconds: number): void;
 }
 
 export interface RestHandler {
@@ -261,8 +249,10 @@ export function createRestHandler(
     if (route.body) variables.input = await bodyVariable(request);
 
     const jit = compiledReads && !tracing.enabled ? jitted.get(route) : undefined;
+    let prepared: RequestContext | undefined;
     if (jit) {
       const contextValue = await compiledReads!.context(request);
+      prepared = contextValue;
       request.observation.account = contextValue.principal?.name;
       const refused = gateRefusal(schema, route.operation, contextValue);
       if (refused) return problemFromErrors([refused], logger);
@@ -280,8 +270,10 @@ export function createRestHandler(
       if (!result.errors?.length) return respond(request, route, variables, result, method);
     }
 
+    // Credentials already checked on the compiled path are not checked again.
     const { execute, contextFactory } = yoga.getEnveloped({
       rest: request,
+      prepared,
       params: { query: route.document, variables, operationName: route.operationId },
     });
     const contextValue = await contextFactory();
