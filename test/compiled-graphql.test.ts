@@ -134,7 +134,7 @@ describe('the compiled lane', () => {
         .execute(
           `select coalesce(sum(failures), 0)::int as n from login_throttle where key like 'account:%'`,
         );
-      return row.n as number;
+      return row!.n as number;
     };
     const before = await failures();
     const wrong = await viaYoga(() =>
