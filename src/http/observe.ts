@@ -107,17 +107,44 @@ export function createMetrics(db: Database): Metrics {
     return name;
   };
 
+  // Each label set's counter and histogram children, bound once: recording then neither hashes the labels
+  // nor allocates. The sets are bounded: routes are templates, statuses and operation names are capped.
+  type Recorder = (seconds: number) => void;
+  const recorders = new Map<string, Recorder>();
+  const recorderOf = (
+    key: string,
+    counter: Counter<string>,
+    histogram: Histogram<string>,
+    labels: Record<string, string>,
+  ): Recorder => {
+    let record = recorders.get(key);
+    if (!record) {
+      const count = counter.labels(labels);
+      const time = histogram.labels(labels);
+      record = (seconds) => {
+        count.inc();
+        time.observe(seconds);
+      };
+      recorders.set(key, record);
+    }
+    return record;
+  };
+
   return {
     registry,
     request(method, route, status, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      requestDuration.observe(labels, seconds);
+      recorderOf(`request ${method} ${route} ${status}`, requests, requestDuration, {
+        method,
+        route,
+        status: String(status),
+      })(seconds);
     },
     operation(name, type, seconds) {
-      const labels = { operation_name: labelOf(name), operation_type: type };
-      operations.inc(labels);
-      operationDuration.observe(labels, seconds);
+      const operationName = labelOf(name);
+      recorderOf(`operation ${operationName} ${type}`, operations, operationDuration, {
+        operation_name: operationName,
+        operation_type: type,
+      })(seconds);
     },
     plugin: () => ({
       onExecute({ args }) {
@@ -127,10 +154,15 @@ export function createMetrics(db: Database): Metrics {
           operation_name: labelOf(operation?.name?.value),
           operation_type: operation?.operation ?? 'unknown',
         };
+        const record = recorderOf(
+          `operation ${labels.operation_name} ${labels.operation_type}`,
+          operations,
+          operationDuration,
+          labels,
+        );
         return {
           onExecuteDone() {
-            operations.inc(labels);
-            operationDuration.observe(labels, (performance.now() - started) / 1000);
+            record((performance.now() - started) / 1000);
           },
         };
       },
