@@ -1,12 +1,12 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { bootstrapAdmin, findCredentials } from './accounts/accounts.service.ts';
+import { findCredentials } from './accounts/accounts.service.ts';
 import { createAuthenticator } from './accounts/authenticator.ts';
 import { createLoginThrottler } from './accounts/throttling.ts';
 import { museumClock } from './common/dates.ts';
 import type { Config } from './config.ts';
 import { type AppDeps, createRequestContext, type RequestContext } from './context.ts';
-import { type Database, migrate, openDatabase } from './db/database.ts';
-import { seedDemoEvents } from './events/demo-events.ts';
+import { openDatabase } from './db/database.ts';
+import { prepareDatabase } from './db/prepare.ts';
 import { clientKind, createErrorMask, describe } from './graphql/errors.ts';
 import { schema } from './graphql/schema.ts';
 import { clientAddress } from './http/client-address.ts';
@@ -26,10 +26,8 @@ import { useTracing } from './plugins/use-tracing.ts';
 import { createRestHandler, type RestRequest } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
-import { GENERAL_ADMISSION } from './tickets/ticket-sales.entity.ts';
 import { tracing } from './tracing.ts';
 
-const INITIAL_MIGRATION = 'Migration20261122000000';
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
@@ -147,29 +145,6 @@ function createGraphQLServer(
       useDocs(),
     ],
   });
-}
-
-/**
- * Migrations, then the start-up data in the same turn: the configured (or a generated) admin, and on a
- * fresh embedded default database the demo events. The server and the command-line tools share it.
- */
-export async function prepareDatabase(
-  db: Database,
-  config: Config,
-  logger: Logger,
-  announce?: (line: string) => void,
-): Promise<void> {
-  const applied = await migrate(db, async (em, appliedNow) => {
-    await bootstrapAdmin(em, config.admin, logger, announce);
-    const freshDatabase = appliedNow.includes(INITIAL_MIGRATION);
-    if (freshDatabase && config.seedDemoEvents)
-      await seedDemoEvents(em, museumClock(config.timeZone).today());
-    // Without a daily capacity, general sales are not counted; counts left from an earlier capacity
-    // would be short the day one is set again. Dropped, they are recounted from the tickets when needed.
-    if (config.dailyCapacity === null)
-      await em.execute(`delete from ticket_sales where scope = ?`, [GENERAL_ADMISSION]);
-  });
-  if (applied.length > 0) logger.info('applied migrations', { migrations: applied });
 }
 
 export interface Museum {

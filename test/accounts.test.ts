@@ -119,22 +119,41 @@ describe('npm run users', () => {
     expect(users(['add', 'ana', '--role', 'visitor'], 'ana-password\n').stdout).toBe('added ana (visitor)\n');
     const generated = users(['add', 'bo', '--role', 'staff']);
     expect(generated.stdout).toMatch(/^added bo \(staff\) with password: \S{16,}\n$/);
-    expect(users(['list']).stdout).toBe('ana\tvisitor\nbo\tstaff\nboss\tstaff\n');
+    // The CLI only migrates: the configured admin is the server's start-up work, not the tool's.
+    expect(users(['list']).stdout).toBe('ana\tvisitor\nbo\tstaff\n');
     expect(users(['passwd', 'ana'], 'new-ana-password\n').stdout).toBe('changed the password of ana\n');
     expect(users(['remove', 'bo']).stdout).toBe('removed bo\n');
-    expect(users(['list']).stdout).toBe('ana\tvisitor\nboss\tstaff\n');
+    expect(users(['list']).stdout).toBe('ana\tvisitor\n');
+    expect(users(['unlock', 'ana']).stdout).toBe('unlocked ana: its failed-login counters are cleared\n');
+  }, 120_000);
+
+  it('explains itself with --help, and misuse in one line with exit code 2', () => {
+    const help = users(['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage: npm run users -- add NAME --role visitor\|staff\n/);
+    expect(help.stdout).toContain('npm run users -- unlock NAME');
+    for (const [args, message] of [
+      [[], 'users: a command is needed: add, list, remove, passwd or unlock'],
+      [['dance'], 'users: unknown command "dance"'],
+      [['unlock'], 'users: unlock needs an account NAME'],
+      [['add', 'x', '--role', 'king'], 'users: --role must be visitor or staff'],
+      [['list', '--colour'], "users: Unknown option '--colour'"],
+    ] as const) {
+      const misuse = users([...args]);
+      expect(misuse.status, args.join(' ')).toBe(2);
+      expect(misuse.stderr, args.join(' ')).toBe(`${message} (users --help shows the usage)\n`);
+      expect(misuse.stdout).toBe('');
+    }
   }, 120_000);
 
   it('says what is wrong and exits non-zero', () => {
     const taken = users(['add', 'ana', '--role', 'visitor'], 'ana-password\n');
     expect(taken.status).toBe(1);
     expect(taken.stderr).toBe('An account named "ana" exists\n');
-    expect(users(['add', 'x', '--role', 'king']).stderr).toBe('--role must be visitor or staff\n');
     expect(users(['add', 'x', '--role', 'visitor'], 'short\n').stderr).toBe(
-      'password must be at least 8 characters\n',
+      'users: password must be at least 8 characters (users --help shows the usage)\n',
     );
     expect(users(['remove', 'nobody']).status).toBe(1);
-    expect(users(['dance']).status).toBe(2);
   }, 120_000);
 });
 

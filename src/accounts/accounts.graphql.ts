@@ -46,6 +46,17 @@ builder.mutationFields((t) => ({
     resolve: (_root, { input }, { deps }) =>
       withinArgument('input', () => createAccount(deps.db.fork(), input)),
   }),
+  unlockAccount: t.boolean({
+    description:
+      'Clears the failed-login counters of an account (staff only): a lock-out of it from any address ends at once, on every instance. True when there was something to clear.',
+    authScopes: { staff: true },
+    args: { name: t.arg.string({ validate: accountName }) },
+    resolve: async (_root, { name }, { deps, principal }) => {
+      const cleared = (await deps.throttle?.unlock(name)) ?? false;
+      deps.logger.warn('login unlocked', { account: name, by: principal!.name, cleared });
+      return cleared;
+    },
+  }),
   deleteAccount: t.boolean({
     description: 'Deletes an account (staff only); its credentials stop working at once. Its tickets stay.',
     authScopes: { staff: true },

@@ -77,7 +77,13 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     const reservation = options.throttle ? await options.throttle.reserve(keys) : null;
     if (reservation?.refused) {
       if (reservation.lockedOutNow)
-        audit('login locked out', { ...logged, scope: reservation.scope, seconds: reservation.retryAfter });
+        audit('login locked out', {
+          ...logged,
+          scope: reservation.scope,
+          seconds: reservation.retryAfter,
+          // When it ends by itself (npm run users -- unlock NAME, or unlockAccount, ends it sooner).
+          until: new Date(now() + reservation.retryAfter * 1000).toISOString(),
+        });
       return { throttled: reservation.retryAfter };
     }
     const account = await options.findAccount(name);

@@ -61,8 +61,8 @@ export interface LoginThrottler {
   purge(): Promise<void>;
   /** Drops this instance's memory of refusals, so the next attempt asks the database again. */
   forgetRefusals(): void;
-  /** Ends every refusal and count of an account name (and of its pairs), on every instance. */
-  unlock(name: string): Promise<void>;
+  /** Ends every refusal and count of an account name (and of its pairs), on every instance; true when any was there. */
+  unlock(name: string): Promise<boolean>;
 }
 
 /** How long a refusal seen in the database is trusted from memory before the database is asked again. */
@@ -180,10 +180,11 @@ export function createLoginThrottler(fork: () => EntityManager): LoginThrottler 
     async unlock(name) {
       const account = digest(name);
       for (const key of refusals.keys()) if (key.endsWith(`|${account}`)) refusals.delete(key);
-      await fork().execute(
-        `delete from login_throttle where key = ? or (key like 'pair:%' and right(key, ?) = ?)`,
+      const cleared = await fork().execute(
+        `delete from login_throttle where key = ? or (key like 'pair:%' and right(key, ?) = ?) returning key`,
         [`account:${account}`, account.length + 1, `|${account}`],
       );
+      return cleared.length > 0;
     },
 
     async purge() {

@@ -1,23 +1,26 @@
-// `npm run db:migrate`: applies pending migrations to the configured database and exits.
-// (The server also does this at start-up; this is for deploy pipelines that migrate first.)
+// `npm run db:migrate`: applies pending migrations to the configured database and exits; nothing else
+// (accounts and demo data are the server's start-up work). The server also migrates at start-up; this is
+// for deploy pipelines that migrate first.
+import { loadConfig } from '../config.ts';
+import { migrate, openDatabase } from '../db/database.ts';
+import { runCli, UsageError } from './cli.ts';
 
-import { prepareDatabase } from '../app.ts';
-import { ConfigError, loadConfig } from '../config.ts';
-import { openDatabase } from '../db/database.ts';
-import { createLogger } from '../logger.ts';
+const USAGE = `usage: npm run db:migrate
+Applies pending migrations to the database that DATABASE_URL names (default: the embedded database in
+MUSEUM_DATA_DIR) and exits. Run it while the server is stopped when the database is the embedded one.`;
 
-try {
+await runCli('db:migrate', USAGE, async (args) => {
+  if (args.length > 0) throw new UsageError(`unexpected argument "${args[0]}"`);
   const config = loadConfig();
   const db = await openDatabase(config.database);
   try {
-    await prepareDatabase(db, config, createLogger(config.logLevel));
-    console.log('the database is up to date');
+    const applied = await migrate(db);
+    console.log(
+      applied.length > 0
+        ? `applied ${applied.length} migration(s): ${applied.join(', ')}`
+        : 'the database is up to date',
+    );
   } finally {
     await db.close();
   }
-} catch (error) {
-  console.error(
-    error instanceof ConfigError ? error.message : `migration failed: ${(error as Error).message}`,
-  );
-  process.exit(1);
-}
+});

@@ -1,4 +1,4 @@
-// `npm run users -- add NAME --role visitor|staff | list | remove NAME | passwd NAME`
+// `npm run users -- add NAME --role visitor|staff | list | remove NAME | passwd NAME | unlock NAME`
 // Manages accounts in the database the configuration names. Passwords are read from standard input
 // (one line) or, when none is piped in, generated and printed once. On the embedded default database,
 // run it while the server is stopped: an embedded database belongs to one process at a time.
@@ -8,19 +8,19 @@ import { ROLES } from '../accounts/account.entity.ts';
 import { accountName, password as passwordRule } from '../accounts/accounts.rules.ts';
 import { changePassword, createAccount, deleteAccount, listAccounts } from '../accounts/accounts.service.ts';
 import { generatePassword } from '../accounts/passwords.ts';
-import { prepareDatabase } from '../app.ts';
-import { DomainError } from '../common/errors.ts';
-import { ConfigError, loadConfig } from '../config.ts';
-import { type Database, DatabaseInUseError, openDatabase } from '../db/database.ts';
-import { createLogger } from '../logger.ts';
+import { createLoginThrottler } from '../accounts/throttling.ts';
+import { loadConfig } from '../config.ts';
+import { type Database, migrate, openDatabase } from '../db/database.ts';
+import { runCli, UsageError } from './cli.ts';
 
 const USAGE = `usage: npm run users -- add NAME --role visitor|staff
        npm run users -- list
        npm run users -- remove NAME
        npm run users -- passwd NAME
-A password is read from standard input, or generated and printed when none is piped in.`;
-
-class UsageError extends Error {}
+       npm run users -- unlock NAME
+A password is read from standard input, or generated and printed when none is piped in.
+unlock clears the failed-login counters of an account (a lock-out from any address), at once for every
+instance.`;
 
 async function readPassword(): Promise<{ password: string; generated: boolean }> {
   if (process.stdin.isTTY) return { password: generatePassword(), generated: true };
@@ -36,7 +36,9 @@ async function readPassword(): Promise<{ password: string; generated: boolean }>
 function nameOf(positionals: string[]): string {
   const parsed = accountName.safeParse(positionals[1]);
   if (!parsed.success)
-    throw new UsageError(positionals[1] ? `NAME ${parsed.error.issues[0]!.message}` : USAGE);
+    throw new UsageError(
+      positionals[1] ? `NAME ${parsed.error.issues[0]!.message}` : `${positionals[0]} needs an account NAME`,
+    );
   return parsed.data;
 }
 
@@ -71,6 +73,12 @@ async function run(db: Database, argv: string[]): Promise<void> {
       console.log(`removed ${name}`);
       return;
     }
+    case 'unlock': {
+      const name = nameOf(positionals);
+      await createLoginThrottler(() => db.fork()).unlock(name);
+      console.log(`unlocked ${name}: its failed-login counters are cleared`);
+      return;
+    }
     case 'passwd': {
       const name = nameOf(positionals);
       const { password, generated } = await readPassword();
@@ -78,29 +86,20 @@ async function run(db: Database, argv: string[]): Promise<void> {
       console.log(generated ? `new password of ${name}: ${password}` : `changed the password of ${name}`);
       return;
     }
+    case undefined:
+      throw new UsageError('a command is needed: add, list, remove, passwd or unlock');
     default:
-      throw new UsageError(USAGE);
+      throw new UsageError(`unknown command "${positionals[0]}"`);
   }
 }
 
-try {
+await runCli('users', USAGE, async (args) => {
   const config = loadConfig();
   const db = await openDatabase(config.database);
   try {
-    await prepareDatabase(db, config, createLogger(config.logLevel));
-    await run(db, process.argv.slice(2));
+    await migrate(db);
+    await run(db, args);
   } finally {
     await db.close();
   }
-} catch (error) {
-  if (
-    error instanceof ConfigError ||
-    error instanceof UsageError ||
-    error instanceof DomainError ||
-    error instanceof DatabaseInUseError
-  ) {
-    console.error(error.message);
-    process.exit(error instanceof UsageError ? 2 : 1);
-  }
-  throw error;
-}
+});
