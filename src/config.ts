@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NO_PROXY, parseTrustedProxies, type TrustedProxies } from './http/client-address.ts';
 
 const ianaTimeZone = z.string().refine(
   (zone) => {
@@ -35,6 +36,19 @@ const originList = z
     message: 'must be comma-separated origins such as https://app.example.com (scheme, host, optional port)',
   });
 
+/** `false`, a number of proxy hops, or the proxies' addresses and CIDR ranges (src/http/client-address.ts). */
+const trustedProxies = z.string().transform((value, context): TrustedProxies => {
+  const parsed = parseTrustedProxies(value.trim());
+  if ('error' in parsed) {
+    context.addIssue({
+      code: 'custom',
+      message: `${parsed.error}: use false, a number of proxy hops (1: one proxy in front), or comma-separated proxy addresses or CIDR ranges such as 10.0.0.0/8`,
+    });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
 /** Every setting of the service, read once from the environment at start-up. */
 export const configSchema = z.object({
   PORT: wholeNumber
@@ -52,7 +66,9 @@ export const configSchema = z.object({
   GRAPHQL_INTROSPECTION: flag.default(true),
   GRAPHIQL: flag.default(true),
   CORS_ORIGINS: originList.optional(),
-  TRUST_PROXY: flag.default(false),
+  MUSEUM_TRUST_PROXY: trustedProxies.optional(),
+  /** The earlier name of MUSEUM_TRUST_PROXY, still read. */
+  TRUST_PROXY: trustedProxies.optional(),
   MAX_CONCURRENT_REQUESTS: positiveInt.default(256),
   MAX_CONCURRENT_REQUESTS_PER_CLIENT: positiveInt.default(32),
   HTTP_HEADERS_TIMEOUT_MS: upTo(600_000).default(10_000),
@@ -80,8 +96,8 @@ export interface Config {
   graphiql: boolean;
   /** Origins whose browsers get CORS headers; empty: none. */
   corsOrigins: string[];
-  /** Take the client address from `X-Forwarded-For` (the proxy's last hop) rather than the connection. */
-  trustProxy: boolean;
+  /** The proxies whose `X-Forwarded-For` names the client (none: the connection's peer is the client). */
+  trustProxy: TrustedProxies;
   maxConcurrentRequests: number;
   maxConcurrentRequestsPerClient: number;
   /** How long a client has to send its request headers, and its whole request, before 408. */
@@ -145,7 +161,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     introspection: e.GRAPHQL_INTROSPECTION,
     graphiql: e.GRAPHIQL,
     corsOrigins: e.CORS_ORIGINS ?? [],
-    trustProxy: e.TRUST_PROXY,
+    trustProxy: e.MUSEUM_TRUST_PROXY ?? e.TRUST_PROXY ?? NO_PROXY,
     maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS,
     maxConcurrentRequestsPerClient: e.MAX_CONCURRENT_REQUESTS_PER_CLIENT,
     headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,

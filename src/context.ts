@@ -3,6 +3,7 @@ import type { LoginThrottler } from './accounts/throttling.ts';
 import type { Clock } from './common/dates.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import { isPageScript } from './http/edge-headers.ts';
 import type { Logger } from './logger.ts';
 
 /** What the app is built from; passed in, never imported as module state. */
@@ -27,6 +28,8 @@ export interface RequestContext {
   principal: Principal | null;
   /** The request's `Idempotency-Key` header, unchecked. */
   idempotencyKey: string | null;
+  /** Whether a 401 carries the Basic challenge: not for scripts of this service's pages (isPageScript). */
+  challenge: boolean;
 }
 
 /**
@@ -44,5 +47,6 @@ export async function createRequestContext(
     auth,
     principal: auth.status === 'authenticated' ? auth.principal : null,
     idempotencyKey: header('idempotency-key'),
+    challenge: !isPageScript(header),
   };
 }

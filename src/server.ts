@@ -3,6 +3,7 @@ import { type Museum, openMuseum } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError } from './db/database.ts';
 import { isDatabaseUnreachable } from './graphql/errors.ts';
+import { FRONT_PAGE_LINKS } from './http/front-page.ts';
 import { guardedListener } from './http/listener.ts';
 import { createLogger } from './logger.ts';
 import { startTracing } from './tracing.ts';
@@ -105,6 +106,16 @@ handle = museum.app.handleNode;
 const address = server.address();
 const port = typeof address === 'object' && address ? address.port : config.port;
 logger.info('museum api listening', { url: `http://${config.host}:${port}`, database: config.database.kind });
+// The same for a person at the terminal, in plain words, with the pages to open.
+const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+const origin = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+const width = Math.max(...FRONT_PAGE_LINKS.map((link) => link.href.length)) + origin.length + 2;
+console.log(
+  [
+    `Museum API is listening on ${origin}/ (database: ${config.database.kind})`,
+    ...FRONT_PAGE_LINKS.map((link) => `  ${`${origin}${link.href}`.padEnd(width)}${link.title}`),
+  ].join('\n'),
+);
 
 async function shutdown(signal: string) {
   if (draining) return;

@@ -466,6 +466,48 @@ describe('GET /special-events', () => {
     expect(link).toMatch(/rel="first"/);
   });
 
+  it('links first, prev, next and last; past the end, prev leads to the last page with items', async () => {
+    const start = addDays(WINDOW.headers, 20);
+    for (let i = 0; i < 5; i++) await createdEvent({ name: `Paging event ${i}`, dates: [addDays(start, i)] });
+    const range = `startDate=${start}&endDate=${addDays(start, 6)}`;
+    const linksOf = async (query: string) => {
+      const response = await list(`${range}&${query}`);
+      expect(response.status).toBe(200);
+      return Object.fromEntries(
+        (response.headers.get('link') ?? '')
+          .split(', ')
+          .map((part) => part.match(/^<([^>]+)>; rel="(\w+)"$/)!)
+          .map(([, target, rel]) => [rel, new URL(target!, 'http://x').searchParams.get('page')]),
+      );
+    };
+    expect(await linksOf('limit=2&page=1')).toEqual({ first: '1', next: '2', last: '3' });
+    expect(await linksOf('limit=2&page=2')).toEqual({ first: '1', prev: '1', next: '3', last: '3' });
+    expect(await linksOf('limit=2&page=3')).toEqual({ first: '1', prev: '2', last: '3' });
+    expect(await linksOf('limit=2&page=9')).toEqual({ first: '1', prev: '3', last: '3' });
+    const empty = `startDate=${addDays(start, 40)}&endDate=${addDays(start, 41)}`;
+    const none = await list(`${empty}&page=4`);
+    expect(none.headers.get('x-total-count')).toBe('0');
+    expect(none.headers.get('link')).not.toMatch(/rel="prev"/);
+    expect(none.headers.get('link')).toMatch(/page=1&limit=10>; rel="last"/);
+  });
+
+  it('says a limit or page that is not an integer in words, naming it', async () => {
+    for (const [query, field, rule] of [
+      ['limit=abc', 'limit', 'must be an integer from 1 to 30'],
+      ['limit=31', 'limit', 'must be an integer from 1 to 30'],
+      ['limit=0', 'limit', 'must be an integer from 1 to 30'],
+      ['limit=1.5', 'limit', 'must be an integer from 1 to 30'],
+      ['page=x', 'page', 'must be an integer, 1 or more'],
+      ['page=0', 'page', 'must be an integer, 1 or more'],
+      ['page=99999999999999999999', 'page', 'must be an integer, 1 or more'],
+    ]) {
+      const response = await list(query!);
+      expect(response.status, query).toBe(400);
+      expect(response.body.errors, query).toEqual([{ path: field, message: rule }]);
+      expect(response.body.detail, query).toBe(`${field}: ${rule}`);
+    }
+  });
+
   it('needs credentials, and a visitor may read', async () => {
     const visitor = await list('');
     expect(visitor.status).toBe(200);

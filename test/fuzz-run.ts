@@ -12,13 +12,13 @@ const PARALLEL = 16;
 const STAFF = { name: 'fuzz-staff', password: 'fuzz-staff-password' };
 const VISITOR = { name: 'fuzz-visitor', password: 'fuzz-visitor-password' };
 
-// Behind a "proxy" (TRUST_PROXY): each request names its own client address, so the garbled credentials
+// Behind a "proxy" (MUSEUM_TRUST_PROXY): each request names its own client address, so the garbled credentials
 // among them are throttled per address, as they would be from many clients, not all from 127.0.0.1.
 const server = await spawnServer({
   DATABASE_URL: 'memory://',
   MUSEUM_ADMIN_USER: STAFF.name,
   MUSEUM_ADMIN_PASSWORD: STAFF.password,
-  TRUST_PROXY: 'true',
+  MUSEUM_TRUST_PROXY: '1',
   LOG_LEVEL: 'info',
 });
 

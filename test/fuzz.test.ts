@@ -446,7 +446,10 @@ describe('fuzzing the five operations never produces a 5xx', () => {
         fc.constantFrom('GET', 'GET', 'GET', 'PUT', 'POST'),
         async (segment, method) => {
           const response = await send({ method, path: `/special-events/${segment}`, as: 'staff' });
-          if (response.status === 200) expectEvent(response.body, segment);
+          // A client resolves dot segments before sending (`/special-events/..` is `/`, the front page).
+          const sent = new URL(`http://museum.test/special-events/${segment}`).pathname;
+          if (response.status === 200 && sent.startsWith('/special-events/'))
+            expectEvent(response.body, segment);
         },
       ),
       {

@@ -17,6 +17,40 @@ describe('health', () => {
   });
 });
 
+describe('the front door, GET /', () => {
+  it('shows a browser a page linking the reference, GraphiQL, the OpenAPI document and the health checks', async () => {
+    const page = await museum.request('GET', '/', {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-/);
+    for (const href of ['/docs', '/graphql', '/openapi.json', '/health/live', '/health/ready'])
+      expect(page.text).toContain(`<a href="${href}">`);
+    expect(page.text).not.toMatch(/<script/);
+  });
+
+  it('gives a client that asks for JSON (or anything) the same links as JSON', async () => {
+    for (const accept of ['application/json', '*/*', undefined]) {
+      const links = await museum.request('GET', '/', { headers: accept ? { accept } : {} });
+      expect(links.status).toBe(200);
+      expect(links.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(links.body.links.docs).toEqual({ href: '/docs', title: expect.any(String) });
+      expect(Object.values(links.body.links).map((link: any) => link.href)).toEqual([
+        '/docs',
+        '/graphql',
+        '/openapi.json',
+        '/health/live',
+        '/health/ready',
+      ]);
+    }
+    expect((await museum.request('HEAD', '/')).status).toBe(200);
+    const post = await museum.request('POST', '/', { body: {} });
+    expectProblem(post, 405, 'Method not allowed');
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
 describe('HTTP edges', () => {
   it('answers an unknown path with 404 problem+json', async () => {
     expectProblem(await museum.rest('GET', '/no-such-thing'), 404, 'Not found');
@@ -81,6 +115,36 @@ describe('authentication (C2)', () => {
     expect(gql.headers.get('www-authenticate')).toBe(challenge);
     expect(gql.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
     expect(gql.body.data).toBeUndefined();
+  });
+
+  it('sends no Basic challenge to a script of its own pages, so a browser shows no credentials dialog', async () => {
+    const pageScript = {
+      'sec-fetch-site': 'same-origin',
+      'sec-fetch-dest': 'empty',
+      'sec-fetch-mode': 'cors',
+    };
+    for (const authorization of [undefined, basic(STAFF.name, 'wrong')]) {
+      const as = authorization ? { authorization } : 'anonymous';
+      const rest = await museum.rest('GET', '/special-events', { as, headers: pageScript });
+      expectProblem(rest, 401, 'Unauthorized');
+      expect(rest.headers.get('www-authenticate')).toBeNull();
+      const gql = await museum.request('POST', '/graphql', {
+        as,
+        body: { query: '{ specialEvents { eventId } }' },
+        headers: pageScript,
+      });
+      expect(gql.status).toBe(401);
+      expect(gql.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+      expect(gql.headers.get('www-authenticate')).toBeNull();
+    }
+    // A page of another site, or a browser opening the URL itself, still gets the challenge.
+    for (const headers of [
+      { ...pageScript, 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'none', 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate' },
+    ]) {
+      const rest = await museum.rest('GET', '/special-events', { as: 'anonymous', headers });
+      expect(rest.headers.get('www-authenticate')).toBe(challenge);
+    }
   });
 
   it('checks credentials before input, so an anonymous caller learns nothing about it', async () => {

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findCredentials } from '../src/accounts/accounts.service.ts';
 import { createAuthenticator } from '../src/accounts/authenticator.ts';
 import { LOGIN_THROTTLE, throttleKeys } from '../src/accounts/throttling.ts';
-import { clientAddress } from '../src/http/client-address.ts';
+import { loadConfig } from '../src/config.ts';
+import { addressOf, clientAddress, NO_PROXY, parseTrustedProxies } from '../src/http/client-address.ts';
 import {
   basic,
   OTHER_VISITOR,
@@ -220,23 +221,58 @@ describe('a verified credential', () => {
 });
 
 describe('the client address', () => {
-  it('comes from the connection, not from X-Forwarded-For, unless TRUST_PROXY says so', async () => {
+  const trust = (value: string) => {
+    const parsed = parseTrustedProxies(value);
+    if ('error' in parsed) throw new Error(parsed.error);
+    return parsed;
+  };
+
+  it('comes from the connection, not from X-Forwarded-For, unless MUSEUM_TRUST_PROXY says so', async () => {
     const request = new Request('http://museum.test/', {
       headers: { 'x-forwarded-for': '203.0.113.9, 10.0.0.2' },
     });
     const connection = { req: { socket: { remoteAddress: '::ffff:127.0.0.1' } } };
-    expect(clientAddress(connection, request, false)).toBe('127.0.0.1');
-    expect(clientAddress(connection, request, true)).toBe('10.0.0.2');
-    expect(clientAddress({}, new Request('http://museum.test/'), false)).toBe('unknown');
+    expect(clientAddress(connection, request, NO_PROXY)).toBe('127.0.0.1');
+    expect(clientAddress(connection, request, trust('true'))).toBe('10.0.0.2');
+    expect(clientAddress({}, new Request('http://museum.test/'), NO_PROXY)).toBe('unknown');
     expect(
-      clientAddress({ req: { socket: { remoteAddress: '2001:db8:1:2:3:4:5:6' } } }, request, false),
+      clientAddress({ req: { socket: { remoteAddress: '2001:db8:1:2:3:4:5:6' } } }, request, NO_PROXY),
     ).toBe('2001:db8:1:2::/64');
-    expect(clientAddress({ req: { socket: { remoteAddress: '2001:db8::1' } } }, request, false)).toBe(
+    expect(clientAddress({ req: { socket: { remoteAddress: '2001:db8::1' } } }, request, NO_PROXY)).toBe(
       '2001:db8:0:0::/64',
     );
   });
 
-  it('rotating X-Forwarded-For does not escape the limit without TRUST_PROXY', async () => {
+  it('behind trusted hops or addresses, is the entry the trusted proxies vouch for', () => {
+    const forwarded = '198.51.100.1, 203.0.113.9, 10.0.0.2';
+    const viaBalancer = '10.0.0.3';
+    // Hops: one proxy names the client it saw; two proxies, the one the first saw.
+    expect(addressOf(viaBalancer, forwarded, trust('1'))).toBe('10.0.0.2');
+    expect(addressOf(viaBalancer, forwarded, trust('2'))).toBe('203.0.113.9');
+    expect(addressOf(viaBalancer, '203.0.113.9', trust('3'))).toBe('203.0.113.9');
+    // Addresses: the trusted proxies are skipped from the right; a spoofed entry left of the client is not reached.
+    const inside = trust('10.0.0.0/8, 192.0.2.10');
+    expect(addressOf(viaBalancer, forwarded, inside)).toBe('203.0.113.9');
+    expect(addressOf('::ffff:10.0.0.3', '203.0.113.9, 192.0.2.10', inside)).toBe('203.0.113.9');
+    // A client that connects directly chooses nothing, whatever it writes.
+    expect(addressOf('198.51.100.7', '10.0.0.2', inside)).toBe('198.51.100.7');
+    expect(addressOf(viaBalancer, 'not-an-address', inside)).toBe('invalid');
+    expect(addressOf(viaBalancer, forwarded, NO_PROXY)).toBe('10.0.0.3');
+  });
+
+  it('MUSEUM_TRUST_PROXY is checked at start-up, naming what is wrong', () => {
+    expect(loadConfig({ MUSEUM_TRUST_PROXY: '2' }).trustProxy).toEqual({ hops: 2 });
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toEqual({ hops: 1 });
+    expect(loadConfig({}).trustProxy).toEqual({ hops: 0 });
+    expect(() => loadConfig({ MUSEUM_TRUST_PROXY: '10.0.0.0/8, proxy.internal' })).toThrow(
+      /MUSEUM_TRUST_PROXY has "proxy.internal", which is not an IP address or CIDR range/,
+    );
+    expect(() => loadConfig({ MUSEUM_TRUST_PROXY: '10.0.0.0/33' })).toThrow(
+      /MUSEUM_TRUST_PROXY has "10.0.0.0\/33"/,
+    );
+  });
+
+  it('rotating X-Forwarded-For does not escape the limit without MUSEUM_TRUST_PROXY', async () => {
     const address = '192.0.2.50';
     for (let i = 0; i < LOGIN_THROTTLE.pairLimit; i++) {
       const response = await get(museum, wrong('rotating', i), address, {
@@ -250,7 +286,7 @@ describe('the client address', () => {
   });
 
   it('behind a trusted proxy, is the address the proxy appended', async () => {
-    const proxied = await startMuseum({ TRUST_PROXY: 'true' });
+    const proxied = await startMuseum({ MUSEUM_TRUST_PROXY: '10.0.0.0/8' });
     try {
       const proxy = '10.0.0.1';
       for (let i = 0; i < LOGIN_THROTTLE.pairLimit; i++) {
@@ -291,5 +327,30 @@ describe('another instance over the same PostgreSQL', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('unlocking an account', () => {
+  const UNLOCK = 'mutation($name: String!) { unlockAccount(name: $name) }';
+  const unlock = (name: string, as: 'staff' | 'visitor' = 'staff') =>
+    museum.graphql(UNLOCK, { name }, { as });
+
+  it('ends a lock-out at once: staff only, through unlockAccount (and npm run users -- unlock)', async () => {
+    const address = '192.0.2.77';
+    await fail(LOGIN_THROTTLE.pairLimit, address, OTHER_VISITOR.name);
+    const locked = await get(museum, basic(OTHER_VISITOR.name, OTHER_VISITOR.password), address);
+    expect(locked.status).toBe(429);
+
+    const byVisitor = await unlock(OTHER_VISITOR.name, 'visitor');
+    expect(byVisitor.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await get(museum, basic(OTHER_VISITOR.name, OTHER_VISITOR.password), address)).status).toBe(429);
+
+    const byStaff = await unlock(OTHER_VISITOR.name);
+    expect(byStaff.body).toEqual({ data: { unlockAccount: true } });
+    expect((await get(museum, basic(OTHER_VISITOR.name, OTHER_VISITOR.password), address)).status).toBe(200);
+    // Nothing left to clear the second time.
+    expect((await unlock(OTHER_VISITOR.name)).body).toEqual({ data: { unlockAccount: false } });
+    const invalid = await unlock('not a name!');
+    expect(invalid.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 });

@@ -3,14 +3,20 @@ import { z } from 'zod';
 export const MAX_PAGE_SIZE = 30;
 export const DEFAULT_PAGE_SIZE = 10;
 
+/** The paging rules in words, as every refusal states them (REST query strings included). */
+export const PAGING_RULES = {
+  page: 'must be an integer, 1 or more',
+  limit: `must be an integer from 1 to ${MAX_PAGE_SIZE}`,
+} as const;
+
 /** `page` ≥ 1 and `limit` 1…30, shared by every list, REST and GraphQL alike. */
 export const paginationSchema = z.object({
-  page: z.number().int().min(1, 'must be 1 or more').default(1),
+  page: z.number().int(PAGING_RULES.page).min(1, PAGING_RULES.page).default(1),
   limit: z
     .number()
-    .int()
-    .min(1, 'must be 1 or more')
-    .max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`)
+    .int(PAGING_RULES.limit)
+    .min(1, PAGING_RULES.limit)
+    .max(MAX_PAGE_SIZE, PAGING_RULES.limit)
     .default(DEFAULT_PAGE_SIZE),
 });
 

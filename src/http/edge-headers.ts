@@ -27,6 +27,17 @@ export function addEdgeHeaders(
   return headers;
 }
 
+/**
+ * Whether a request is a script's fetch from a page of this origin (GraphiQL, /docs): Fetch Metadata that
+ * browsers send and API clients don't. Its 401 carries no `WWW-Authenticate: Basic` challenge, because a
+ * browser answers that challenge with its own credentials dialog over the page, which confuses people and
+ * can hang the page; the page shows the problem and has its own place for credentials. Every other client
+ * (curl, SDKs, a browser opening a REST URL) gets the challenge as C2 says.
+ */
+export function isPageScript(header: (name: string) => string | null): boolean {
+  return header('sec-fetch-site') === 'same-origin' && header('sec-fetch-dest') === 'empty';
+}
+
 /** The answer to a CORS preflight from an allowed origin, or null when the request is none. */
 export function preflight(
   method: string,

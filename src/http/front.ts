@@ -13,9 +13,10 @@ import {
   type RestResponse,
 } from '../rest/adapter.ts';
 import { inSpan, tracing } from '../tracing.ts';
-import { addressOf, clientAddress } from './client-address.ts';
+import { addressOf, clientAddress, type TrustedProxies } from './client-address.ts';
 import type { CompiledGraphQL } from './compiled-graphql.ts';
-import { addEdgeHeaders, preflight } from './edge-headers.ts';
+import { addEdgeHeaders, isPageScript, preflight } from './edge-headers.ts';
+import { frontPage } from './front-page.ts';
 import { parseJsonBody } from './json-body.ts';
 import { type Metrics, type Observation, observationOf } from './observe.ts';
 
@@ -30,7 +31,7 @@ export interface FrontOptions {
   /** Paths yoga answers: GraphQL (and GraphiQL) and the documentation. */
   servedByYoga: (pathname: string) => boolean;
   corsOrigins: string[];
-  trustProxy: boolean;
+  trustProxy: TrustedProxies;
   /** Prometheus metrics, served at /metrics; absent when MUSEUM_METRICS=off. */
   metrics?: Metrics;
   logger: Logger;
@@ -113,8 +114,13 @@ export function createFront(options: FrontOptions): Front {
     });
   }
 
-  /** A 5xx problem names the request id, so an operator can find its log line. */
-  function withRequestId(response: RestResponse, observation: Observation): RestResponse {
+  /**
+   * A 5xx problem names the request id, so an operator can find its log line; a 401 to a script of one of
+   * this service's pages carries no Basic challenge (src/http/edge-headers.ts).
+   */
+  function finalAnswer(response: RestResponse, request: RestRequest): RestResponse {
+    const { observation } = request;
+    if (response.status === 401 && isPageScript(request.header)) delete response.headers['WWW-Authenticate'];
     response.headers['X-Request-Id'] = observation.requestId;
     if (response.status >= 500 && typeof response.body === 'string' && response.body.startsWith('{"type"'))
       response.body = JSON.stringify({ ...JSON.parse(response.body), requestId: observation.requestId });
@@ -167,6 +173,12 @@ export function createFront(options: FrontOptions): Front {
     if (metrics && pathname === METRICS_PATH) {
       observation.route = pathname;
       return prometheus(method);
+    }
+    if (pathname === '/') {
+      observation.route = pathname;
+      return method === 'OPTIONS'
+        ? { status: 204, headers: { Allow: 'GET, HEAD, OPTIONS' }, body: null }
+        : frontPage(method, request.header('accept'));
     }
     if (HEALTH_PATHS.has(pathname)) {
       observation.route = pathname;
@@ -243,12 +255,12 @@ export function createFront(options: FrontOptions): Front {
               return;
             }
             addEdgeHeaders(response.headers, request.header('origin'), allowedOrigins);
-            send(res, withRequestId(response, observation), request.method === 'HEAD');
+            send(res, finalAnswer(response, request), request.method === 'HEAD');
           },
           (error) => {
             logger.error('request failed', { error: String(error), requestId: observation.requestId });
             if (!res.headersSent)
-              send(res, withRequestId(problem('internal', 'Internal server error'), observation), false);
+              send(res, finalAnswer(problem('internal', 'Internal server error'), request), false);
           },
         );
       if (!tracing.enabled) {
@@ -324,7 +336,7 @@ export function createFront(options: FrontOptions): Front {
         return new Response(answered.body, { status: answered.status, headers });
       }
       addEdgeHeaders(response.headers, origin, allowedOrigins);
-      withRequestId(response, observation);
+      finalAnswer(response, request);
       finished(request.method, observation, response.status, started);
       return new Response(request.method === 'HEAD' ? null : (response.body as BodyInit | null), {
         status: response.status,

@@ -2,14 +2,14 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
 import type { Logger } from '../logger.ts';
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.ts';
-import { addressOf } from './client-address.ts';
+import { addressOf, type TrustedProxies } from './client-address.ts';
 
 export interface ListenerOptions {
   /** Requests in progress on this instance at once; beyond, 503 with Retry-After. */
   maxConcurrentRequests: number;
   /** Requests in progress from one client address at once; beyond, 429 with Retry-After. */
   maxConcurrentRequestsPerClient: number;
-  trustProxy: boolean;
+  trustProxy: TrustedProxies;
   logger: Logger;
 }
 

@@ -72,7 +72,7 @@ export function useAuthGate(): Plugin<RequestContext> {
 export function gateRefusal(
   schema: GraphQLSchema,
   operation: OperationDefinitionNode | null,
-  { auth, principal }: Pick<RequestContext, 'auth' | 'principal'>,
+  { auth, principal, challenge }: Pick<RequestContext, 'auth' | 'principal' | 'challenge'>,
 ): GraphQLError | null {
   if (auth.status === 'throttled') {
     const error = clientError(
@@ -99,7 +99,7 @@ export function gateRefusal(
       : 'Credentials are required: send HTTP Basic credentials of an account',
   );
   Object.assign(error.extensions, {
-    http: { status: 401, headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } },
+    http: { status: 401, headers: challenge ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {} },
   });
   return error;
 }

@@ -11,7 +11,7 @@ import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { withDeadline } from '../common/deadline.ts';
 import { type ErrorKind, type FieldIssue, kindOfCode } from '../common/errors.ts';
-import { pageOf } from '../common/pagination.ts';
+import { PAGING_RULES, pageOf } from '../common/pagination.ts';
 import type { RequestContext } from '../context.ts';
 import { isDatabaseUnreachable } from '../graphql/errors.ts';
 import { parseJsonBody } from '../http/json-body.ts';
@@ -134,8 +134,13 @@ function queryVariables(
         { path: name, message: 'must be given at most once' },
       ]);
     const value = values[0]!;
-    // A non-numeric value stays a string and GraphQL's Int rejects it, naming the parameter.
-    variables[name] = declared[name] === 'int' && /^-?\d+$/.test(value) ? Number(value) : value;
+    if (declared[name] === 'int') {
+      if (!/^-?\d{1,9}$/.test(value)) {
+        const rule = PAGING_RULES[name as keyof typeof PAGING_RULES] ?? 'must be an integer';
+        throw new RequestProblem('validation', `${name}: ${rule}`, [{ path: name, message: rule }]);
+      }
+      variables[name] = Number(value);
+    } else variables[name] = value;
   }
   return variables;
 }
@@ -365,7 +370,10 @@ export function createRestHandler(
   };
 }
 
-/** RFC 8288 links to the first, previous and next pages, and the total when the operation counted it. */
+/**
+ * RFC 8288 links: `first`; `prev` to a page that has items (past the end, the last page that has some);
+ * `next` while more follow; `last` and `X-Total-Count` when the operation counted the total.
+ */
 function pagingHeaders(
   route: Route,
   request: RestRequest,
@@ -382,12 +390,16 @@ function pagingHeaders(
     query.set('limit', String(limit));
     return `<${request.pathname}?${query}>; rel="${rel}"`;
   };
-  const hasNext = typeof total === 'number' ? page * limit < total : items.length === limit;
+  const count = typeof total === 'number' ? total : null;
+  // With a count, the last page that has items (1 when there are none); without, pages go on while full.
+  const lastPage = count !== null ? Math.max(1, Math.ceil(count / limit)) : null;
+  const hasNext = lastPage !== null ? page < lastPage : items.length === limit;
   const links = [link('first', 1)];
-  if (page > 1) links.push(link('prev', page - 1));
+  if (page > 1 && count !== 0) links.push(link('prev', Math.min(page - 1, lastPage ?? page)));
   if (hasNext) links.push(link('next', page + 1));
+  if (lastPage !== null) links.push(link('last', lastPage));
   const headers: Record<string, string> = { Link: links.join(', ') };
-  if (typeof total === 'number') headers['X-Total-Count'] = String(total);
+  if (count !== null) headers['X-Total-Count'] = String(count);
   return headers;
 }
 

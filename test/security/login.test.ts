@@ -10,7 +10,7 @@ let museum: TestMuseum;
 let server: RunningServer;
 beforeAll(async () => {
   museum = await startMuseum();
-  server = await spawnServerFor(museum, { TRUST_PROXY: 'true' });
+  server = await spawnServerFor(museum, { MUSEUM_TRUST_PROXY: '1' });
   // A second account, on the server's own database (in memory when the tests run embedded).
   const created = await fetch(`${server.url}/graphql`, {
     method: 'POST',

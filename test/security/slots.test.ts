@@ -40,7 +40,7 @@ describe('abandoned uploads (slots are released on every path)', () => {
 describe('one address holding the slots (behind a trusted proxy)', () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await spawnServerFor(museum, { TRUST_PROXY: 'true' });
+    server = await spawnServerFor(museum, { MUSEUM_TRUST_PROXY: '1' });
   });
   afterAll(() => server?.stop());
 
@@ -65,7 +65,7 @@ describe('bodies stalled until the server times them out', () => {
       MAX_CONCURRENT_REQUESTS: '8',
       HTTP_REQUEST_TIMEOUT_MS: '1000',
       HTTP_HEADERS_TIMEOUT_MS: '1000',
-      TRUST_PROXY: 'true',
+      MUSEUM_TRUST_PROXY: '1',
     });
   });
   afterAll(() => server?.stop());
@@ -114,7 +114,7 @@ describe('one client holding many requests open', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await spawnServerFor(museum, {
-      TRUST_PROXY: 'true',
+      MUSEUM_TRUST_PROXY: '1',
       HTTP_HEADERS_TIMEOUT_MS: '5000',
       HTTP_REQUEST_TIMEOUT_MS: '5000',
     });
