@@ -77,32 +77,40 @@ describe.skipIf(skip)('in a real browser (Chromium)', () => {
     if (profile) await rm(profile, { recursive: true, force: true });
   });
 
-  /** Opens a page that records every request it makes, and every error it throws. */
+  /** Opens a page that records every request it makes, and every error it throws or logs. */
   async function open(path: string) {
     const page = await browser.newPage();
     const requests: Request[] = [];
     const errors: string[] = [];
     page.on('request', (request) => requests.push(request));
     page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
     await page.goto(`${server.url}${path}`);
     return {
       page,
       requests,
       errors,
-      /** Requests that left for another host: anything not on this server, unless the page's CSP refused it. */
+      /** Requests for another host, sent or refused by the page's CSP: a page of ours asks for none. */
       offSite: () =>
         requests
           .filter((request) => !/^(blob|data):/.test(request.url()))
           .filter((request) => new URL(request.url()).origin !== server.url)
-          .filter((request) => request.failure()?.errorText !== 'csp')
           .map((request) => `${request.url()} (${request.failure()?.errorText ?? 'sent'})`),
     };
   }
 
   it('/docs renders the API reference from this server alone', { timeout: 120_000 }, async () => {
     const { page, requests, errors, offSite } = await open('/docs');
-    // The sidebar lists the operations once the document is loaded (slow on a busy machine).
+    // The reference is rendered: its introduction, and the sidebar lists the operations of the document.
+    await page.getByRole('heading', { name: 'Museum API', level: 1 }).waitFor({ timeout: 60_000 });
     await page.getByText('Get museum hours').first().waitFor({ timeout: 60_000 });
+    for (const group of ['Events', 'Tickets'])
+      await expect.poll(() => page.getByRole('button', { name: `Open Group - ${group}` }).count()).toBe(1);
+    // Nothing of the bundle's own (a second, empty instance): no skeleton, no buttons to hosted services.
+    for (const outside of ['Ask AI', 'Generate MCP', 'Deploy', 'Share', 'Configure'])
+      expect(await page.getByRole('button', { name: outside }).count(), outside).toBe(0);
     await page.getByRole('button', { name: 'Open Group - Tickets' }).click();
     await page.getByRole('link', { name: /Buy museum tickets/ }).click();
     await page.getByRole('heading', { name: 'Buy museum tickets' }).waitFor();
@@ -112,6 +120,42 @@ describe.skipIf(skip)('in a real browser (Chromium)', () => {
     await screenshot(page, 'docs.png');
     expect(errors).toEqual([]);
     expect(requests.map((request) => request.url())).toContain(`${server.url}/openapi.json`);
+    expect(offSite()).toEqual([]);
+    await page.close();
+  });
+
+  it('/ is a front door: it names the service and leads to the reference', { timeout: 60_000 }, async () => {
+    const { page, errors, offSite } = await open('/');
+    await expect(page.title()).resolves.toBe('Museum API');
+    for (const href of ['/docs', '/graphql', '/openapi.json', '/health/live', '/health/ready'])
+      expect(await page.getByRole('link', { name: href, exact: true }).count(), href).toBe(1);
+    await screenshot(page, 'front.png');
+    await page.getByRole('link', { name: '/docs', exact: true }).click();
+    await page.getByText('Get museum hours').first().waitFor({ timeout: 60_000 });
+    expect(errors).toEqual([]);
+    expect(offSite()).toEqual([]);
+    await page.close();
+  });
+
+  it('a query without credentials from GraphiQL is answered 401 without the Basic challenge (no browser dialog)', {
+    timeout: 120_000,
+  }, async () => {
+    const { page, offSite } = await open('/graphql');
+    const answers: { status: number; challenge: string | null }[] = [];
+    page.on('response', async (response) => {
+      if (response.url() === `${server.url}/graphql` && response.request().method() === 'POST')
+        answers.push({
+          status: response.status(),
+          challenge: await response.headerValue('www-authenticate'),
+        });
+    });
+    const operation = page.getByRole('region', { name: 'Operation Editor' }).locator('.monaco-editor');
+    await expect.poll(() => operation.innerText(), { timeout: 60_000 }).toContain('museumHours');
+    await replaceEditorText(page, operation, 'query Hours { museumHours(limit: 1) { date } }');
+    await page.getByRole('button', { name: /Execute query/ }).click();
+    const result = page.getByRole('region', { name: 'Result Window' });
+    await expect.poll(() => result.innerText(), { timeout: 20_000 }).toContain('UNAUTHENTICATED');
+    expect(answers).toContainEqual({ status: 401, challenge: null });
     expect(offSite()).toEqual([]);
     await page.close();
   });

@@ -174,6 +174,11 @@ export function createFront(options: FrontOptions): Front {
       observation.route = pathname;
       return prometheus(method);
     }
+    // Browsers ask for it on every page; there is none, and "no content" keeps their consoles clean.
+    if (pathname === '/favicon.ico') {
+      observation.route = pathname;
+      return { status: 204, headers: { 'Cache-Control': 'public, max-age=86400' }, body: null };
+    }
     if (pathname === '/') {
       observation.route = pathname;
       return method === 'OPTIONS'

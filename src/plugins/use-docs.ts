@@ -31,6 +31,8 @@ const SCALAR_CONFIGURATION = {
   telemetry: false,
   agent: { disabled: true },
   mcp: { disabled: true },
+  // Its toolbar (Configure, Share, Deploy) leads to Scalar's hosted services.
+  showDeveloperTools: 'never',
   showOperationId: true,
   hideClientButton: false,
   persistAuth: false,
@@ -38,7 +40,7 @@ const SCALAR_CONFIGURATION = {
   documentDownloadType: 'json',
 };
 
-const INIT_SCRIPT = `Scalar.createApiReference('#api-reference', ${JSON.stringify(SCALAR_CONFIGURATION)});\n`;
+const INIT_SCRIPT = `Scalar.createApiReference('#museum-reference', ${JSON.stringify(SCALAR_CONFIGURATION)});\n`;
 
 const HTML = `<!doctype html>
 <html lang="en">
@@ -50,7 +52,7 @@ const HTML = `<!doctype html>
   </head>
   <body>
     <noscript>The reference needs JavaScript; the OpenAPI document itself is at <a href="${DOCS_PATHS.openapi}">${DOCS_PATHS.openapi}</a>.</noscript>
-    <div id="api-reference"></div>
+    <div id="museum-reference"></div>
     <script src="${DOCS_PATHS.scalar}"></script>
     <script src="${DOCS_PATHS.init}"></script>
   </body>
