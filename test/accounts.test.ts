@@ -157,6 +157,43 @@ describe('npm run users', () => {
   }, 120_000);
 });
 
+describe('npm run db:migrate', () => {
+  const tool = (script: string, args: string[], dataDir: string) =>
+    spawnSync(process.execPath, [new URL(`../src/cli/${script}`, import.meta.url).pathname, ...args], {
+      env: { PATH: process.env.PATH, MUSEUM_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+      input: '',
+      encoding: 'utf8',
+    });
+
+  it('only migrates: no account is created, no password printed', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'museum-migrate-'));
+    try {
+      const first = tool('migrate.ts', [], dataDir);
+      expect(first.status).toBe(0);
+      expect(first.stdout).toMatch(/^applied \d+ migration\(s\): Migration\d+/);
+      expect(first.stdout + first.stderr).not.toMatch(/password/i);
+      expect(tool('migrate.ts', [], dataDir).stdout).toBe('the database is up to date\n');
+      expect(tool('users.ts', ['list'], dataDir).stdout).toBe('');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it.each(['migrate.ts', 'print-schema.ts', 'print-openapi.ts', 'create-migration.ts'])(
+    '%s answers --help, and an unexpected argument in one line with exit code 2',
+    (script) => {
+      const help = tool(script, ['--help'], '/nonexistent');
+      expect(help.status).toBe(0);
+      expect(help.stdout).toMatch(/^usage: npm run /);
+      const misuse = tool(script, ['extra'], '/nonexistent');
+      expect(misuse.status).toBe(2);
+      expect(misuse.stderr).toMatch(
+        /^[a-z:]+: unexpected argument "extra" \([a-z:]+ --help shows the usage\)\n$/,
+      );
+    },
+  );
+});
+
 describe('another instance over the same PostgreSQL', () => {
   it.skipIf(!process.env.TEST_DATABASE_URL)(
     'stops accepting a deleted account within 10 seconds, its credential cache included',

@@ -795,11 +795,3 @@ export function buildOpenApiDocument(
 
 /** The document as `schema/openapi.json` holds it and `/openapi.json` serves it. */
 export const printedOpenApiDocument = () => `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
-
-// `npm run openapi:print`: rewrites schema/openapi.json (a test fails while it is stale).
-if (import.meta.main) {
-  const { writeFile } = await import('node:fs/promises');
-  const target = new URL('../../schema/openapi.json', import.meta.url);
-  await writeFile(target, printedOpenApiDocument());
-  console.log(`wrote ${target.pathname}`);
-}
