@@ -14,6 +14,7 @@ import { type ErrorKind, type FieldIssue, kindOfCode } from '../common/errors.ts
 import { PAGING_RULES, pageOf } from '../common/pagination.ts';
 import type { RequestContext } from '../context.ts';
 import { isDatabaseUnreachable } from '../graphql/errors.ts';
+import { entityTag, noneMatch } from '../http/conditional.ts';
 import { parseJsonBody } from '../http/json-body.ts';
 import type { Observation } from '../http/observe.ts';
 import type { Logger } from '../logger.ts';
@@ -307,13 +308,18 @@ export function createRestHandler(
     if (value === null || value === undefined) return problem('notFound', route.notFound ?? 'Not found');
     const cacheControl = route.cacheControl ?? (method === 'GET' ? 'private, no-cache' : 'no-store');
     if (route.status === 204) return { status: 204, headers: { 'Cache-Control': cacheControl }, body: null };
+    // A read carries a validator; a client that already holds this representation gets 304 and no body.
+    const validated = (response: RestResponse, ...tagged: (string | Uint8Array)[]): RestResponse => {
+      if (method !== 'GET') return response;
+      const tag = entityTag(...tagged);
+      response.headers.ETag = tag;
+      if (!noneMatch(request.header('if-none-match'), tag)) return response;
+      return { status: 304, headers: { ETag: tag, 'Cache-Control': cacheControl }, body: null };
+    };
     if (route.produces) {
       const content = await route.produces.render(value as Record<string, unknown>);
-      return {
-        status: route.status,
-        headers: { 'Content-Type': route.produces.contentType, 'Cache-Control': cacheControl },
-        body: content,
-      };
+      const headers = { 'Content-Type': route.produces.contentType, 'Cache-Control': cacheControl };
+      return validated({ status: route.status, headers, body: content }, content);
     }
     const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, 'Cache-Control': cacheControl };
     if (route.location) headers.Location = route.location(value as Record<string, unknown>);
@@ -324,7 +330,9 @@ export function createRestHandler(
       const total = page ? page.total : (result.data as Record<string, unknown>).total;
       Object.assign(headers, pagingHeaders(route, request, variables, items as unknown[], total));
     }
-    return { status: route.status, headers, body: JSON.stringify(withoutNulls(items)) };
+    const body = JSON.stringify(withoutNulls(items));
+    // A list's total is part of what it says (X-Total-Count, Link): it goes into the tag too.
+    return validated({ status: route.status, headers, body }, body, headers['X-Total-Count'] ?? '');
   }
 
   return {

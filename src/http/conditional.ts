@@ -1,0 +1,37 @@
+import { hash } from 'node:crypto';
+
+/**
+ * A strong entity tag derived from a representation: a digest of its bytes (and of whatever else the
+ * representation carries, such as a list's total), so equal tags mean equal representations.
+ */
+export function entityTag(...parts: (string | Uint8Array)[]): string {
+  const content = parts.length === 1 ? parts[0]! : parts.map((part) => Buffer.from(part)).join('\u0000');
+  return `"${hash('sha1', content, 'base64url')}"`;
+}
+
+/** The entity tags of an `If-None-Match` or `If-Match` header (`*` stays `*`), as written. */
+function tagsOf(header: string): string[] {
+  return header
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== '');
+}
+
+const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
+
+/** RFC 9110 §13.1.2: true when `If-None-Match` matches (weak comparison), so a GET answers 304. */
+export function noneMatch(header: string | null, tag: string): boolean {
+  if (header === null) return false;
+  return tagsOf(header).some((candidate) => candidate === '*' || opaque(candidate) === opaque(tag));
+}
+
+/**
+ * RFC 9110 §13.1.1: whether an `If-Match` header lets a change go ahead (strong comparison): absent, `*`
+ * (the resource exists), or one of its tags is the current one.
+ */
+export function ifMatchAllows(header: string | null | undefined, tag: string): boolean {
+  if (header === null || header === undefined) return true;
+  return tagsOf(header).some(
+    (candidate) => candidate === '*' || (!candidate.startsWith('W/') && candidate === tag),
+  );
+}
