@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => museum?.close());
 
-const STRONG_TAG = /^"[A-Za-z0-9_-]{27}"$/;
+// A digest of the representation, or (for an event) its version.
+const STRONG_TAG = /^"([A-Za-z0-9_-]{27}|v\d+)"$/;
 
 describe('validators on reads', () => {
   it.each([
@@ -103,5 +104,114 @@ describe('validators on reads', () => {
     expect(missing.status).toBe(404);
     expect(missing.headers.get('etag')).toBeNull();
     expect(missing.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('safe edits: If-Match', () => {
+  const create = async () =>
+    (await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody({ dates: [day] }) })).body
+      .eventId as string;
+  const read = (id: string) => museum.rest('GET', `/special-events/${id}`);
+  const UPDATE = `mutation($id: UUID!, $price: Float!, $ifMatch: String) {
+    updateSpecialEvent(eventId: $id, input: { price: $price }, ifMatch: $ifMatch) { price version } }`;
+
+  it("an event's ETag is its version, the same as GraphQL's version field, and changes with every change", async () => {
+    const id = await create();
+    const first = await read(id);
+    expect(first.headers.get('etag')).toBe('"v1"');
+    expect(first.body.version).toBeUndefined();
+    const gql = await museum.graphql('query($id: UUID!) { specialEvent(eventId: $id) { version } }', { id });
+    expect(gql.body.data.specialEvent.version).toBe('v1');
+    const patched = await museum.rest('PATCH', `/special-events/${id}`, { as: 'staff', body: { price: 12 } });
+    expect(patched.headers.get('etag')).toBe('"v2"');
+    expect((await read(id)).headers.get('etag')).toBe('"v2"');
+  });
+
+  it('REST: a stale If-Match is 412 and changes nothing; the current tag or * goes ahead', async () => {
+    const id = await create();
+    const tag = (await read(id)).headers.get('etag')!;
+    await museum.rest('PATCH', `/special-events/${id}`, { as: 'staff', body: { price: 20 } });
+    const stale = await museum.rest('PATCH', `/special-events/${id}`, {
+      as: 'staff',
+      body: { price: 99 },
+      headers: { 'if-match': tag },
+    });
+    expect(stale.status).toBe(412);
+    expect(stale.headers.get('content-type')).toBe('application/problem+json');
+    expect(stale.body).toMatchObject({ status: 412, title: 'Precondition failed' });
+    expect((await read(id)).body.price).toBe(20);
+
+    const current = (await read(id)).headers.get('etag')!;
+    const ok = await museum.rest('PATCH', `/special-events/${id}`, {
+      as: 'staff',
+      body: { price: 21 },
+      headers: { 'if-match': `"other", ${current}` },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.price).toBe(21);
+    const any = await museum.rest('PATCH', `/special-events/${id}`, {
+      as: 'staff',
+      body: { price: 22 },
+      headers: { 'if-match': '*' },
+    });
+    expect(any.status).toBe(200);
+    // A weak tag never matches If-Match (strong comparison).
+    const weak = await museum.rest('PATCH', `/special-events/${id}`, {
+      as: 'staff',
+      body: { price: 23 },
+      headers: { 'if-match': `W/${any.headers.get('etag')}` },
+    });
+    expect(weak.status).toBe(412);
+
+    const staleDelete = await museum.rest('DELETE', `/special-events/${id}`, {
+      as: 'staff',
+      headers: { 'if-match': tag },
+    });
+    expect(staleDelete.status).toBe(412);
+    expect((await read(id)).status).toBe(200);
+    const deleted = await museum.rest('DELETE', `/special-events/${id}`, {
+      as: 'staff',
+      headers: { 'if-match': (await read(id)).headers.get('etag')! },
+    });
+    expect(deleted.status).toBe(204);
+    expect((await read(id)).status).toBe(404);
+  });
+
+  it('GraphQL: ifMatch with a stale version is PRECONDITION_FAILED and changes nothing', async () => {
+    const id = await create();
+    const stale = await museum.graphql(UPDATE, { id, price: 5, ifMatch: 'v7' }, { as: 'staff' });
+    expect(stale.body.errors[0].extensions.code).toBe('PRECONDITION_FAILED');
+    expect(stale.body.data).toBeNull();
+    expect((await read(id)).body.price).toBe(30);
+    const current = await museum.graphql(UPDATE, { id, price: 6, ifMatch: 'v1' }, { as: 'staff' });
+    expect(current.body.data.updateSpecialEvent).toEqual({ price: 6, version: 'v2' });
+    const none = await museum.graphql(UPDATE, { id, price: 7 }, { as: 'staff' });
+    expect(none.body.data.updateSpecialEvent.version).toBe('v3');
+    const staleDelete = await museum.graphql(
+      'mutation($id: UUID!) { deleteSpecialEvent(eventId: $id, ifMatch: "v1") }',
+      { id },
+      { as: 'staff' },
+    );
+    expect(staleDelete.body.errors[0].extensions.code).toBe('PRECONDITION_FAILED');
+  });
+
+  it('two concurrent PATCHes with the same tag: exactly one wins', async () => {
+    const id = await create();
+    const tag = (await read(id)).headers.get('etag')!;
+    const answers = await Promise.all(
+      [41, 42, 43, 44].map((price) =>
+        museum.rest('PATCH', `/special-events/${id}`, {
+          as: 'staff',
+          body: { price },
+          headers: { 'if-match': tag },
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([200, 412, 412, 412]);
+    const winner = answers.find((answer) => answer.status === 200)!;
+    const now = await read(id);
+    expect(now.body.price).toBe(winner.body.price);
+    expect(now.headers.get('etag')).toBe('"v2"');
   });
 });

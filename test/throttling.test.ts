@@ -78,9 +78,16 @@ describe('password checks for one address and account name', () => {
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(LOGIN_THROTTLE.blockSeconds - 30);
     expect(retryAfter).toBeLessThanOrEqual(LOGIN_THROTTLE.blockSeconds);
+    // The limit, stated as the IETF RateLimit fields: 10 checks per 300 s for this pair, none left.
+    expect(refused.headers.get('ratelimit-policy')).toBe(
+      `"login-pair";q=${LOGIN_THROTTLE.pairLimit};w=${LOGIN_THROTTLE.windowSeconds}`,
+    );
+    expect(refused.headers.get('ratelimit')).toBe(`"login-pair";r=0;t=${retryAfter}`);
     const gql = await graphql(wrong(OTHER_VISITOR.name, 99), address);
     expect(gql.status).toBe(429);
     expect(gql.headers.get('retry-after')).toBeTruthy();
+    expect(gql.headers.get('ratelimit-policy')).toBe(refused.headers.get('ratelimit-policy'));
+    expect(gql.headers.get('ratelimit')).toMatch(/^"login-pair";r=0;t=\d+$/);
     expect(gql.body.errors[0].extensions.code).toBe('TOO_MANY_REQUESTS');
     expect(gql.body.data).toBeUndefined();
     // The same account from another address, and another account from this one, are not affected.

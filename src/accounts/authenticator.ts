@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { decoyHash, verifyPassword } from './passwords.ts';
-import { type LoginThrottler, throttleKeys } from './throttling.ts';
+import { type LoginPolicy, type LoginThrottler, throttleKeys } from './throttling.ts';
 
 export type Role = 'visitor' | 'staff';
 
@@ -19,7 +19,7 @@ export type Authentication =
   | { status: 'anonymous' }
   | { status: 'rejected'; reason: string }
   /** Too many checks for this address and name, or from this address: refused unchecked, `retryAfter` s. */
-  | { status: 'throttled'; retryAfter: number }
+  | { status: 'throttled'; retryAfter: number; policy: LoginPolicy }
   | { status: 'authenticated'; principal: Principal };
 
 export interface AuthenticatorOptions {
@@ -40,7 +40,7 @@ export interface AuthenticatorOptions {
   maxPendingChecksPerAddress?: number;
 }
 
-type Outcome = Principal | { throttled: number } | null;
+type Outcome = Principal | { throttled: number; policy: LoginPolicy } | null;
 
 interface CacheEntry {
   expiresAt: number;
@@ -84,7 +84,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
           // When it ends by itself (npm run users -- unlock NAME, or unlockAccount, ends it sooner).
           until: new Date(now() + reservation.retryAfter * 1000).toISOString(),
         });
-      return { throttled: reservation.retryAfter };
+      return { throttled: reservation.retryAfter, policy: `login-${reservation.scope}` };
     }
     const account = await options.findAccount(name);
     const ok = await verifyPassword(password, account?.passwordHash ?? (await decoyHash()));
@@ -122,7 +122,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
             account: credentials.name.slice(0, 64),
             address,
           });
-          return { throttled: 1 };
+          return { throttled: 1, policy: 'login-checks' };
         }),
       };
       cache.set(key, entry);
@@ -134,7 +134,8 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     }
     const outcome = await entry.result;
     if (isPrincipal(outcome)) return { status: 'authenticated', principal: outcome };
-    if (outcome !== null) return { status: 'throttled', retryAfter: outcome.throttled };
+    if (outcome !== null)
+      return { status: 'throttled', retryAfter: outcome.throttled, policy: outcome.policy };
     return { status: 'rejected', reason: 'Unknown account name or wrong password' };
   }
 

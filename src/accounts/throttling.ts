@@ -22,6 +22,18 @@ export const LOGIN_THROTTLE = {
   maxDelayMs: 2_000,
 } as const;
 
+/** The limits a login can be refused under, each a quota of password checks over a window (seconds). */
+export const LOGIN_POLICIES = {
+  /** Per (client address, account name). */
+  'login-pair': { quota: LOGIN_THROTTLE.pairLimit, window: LOGIN_THROTTLE.windowSeconds },
+  /** Per client address, whatever the names. */
+  'login-address': { quota: LOGIN_THROTTLE.addressLimit, window: LOGIN_THROTTLE.windowSeconds },
+  /** Running or waiting for one client address on one instance (the authenticator's check gate). */
+  'login-checks': { quota: 8, window: 1 },
+} as const;
+
+export type LoginPolicy = keyof typeof LOGIN_POLICIES;
+
 export interface ThrottleKey {
   key: string;
   /** Checks allowed within the window; null: counted (for the delay), never refused. */

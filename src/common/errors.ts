@@ -14,6 +14,7 @@ export const ERROR_KINDS = {
   notFound: { code: 'NOT_FOUND', status: 404, title: 'Not found' },
   methodNotAllowed: { code: 'METHOD_NOT_ALLOWED', status: 405, title: 'Method not allowed' },
   conflict: { code: 'CONFLICT', status: 409, title: 'Conflict' },
+  preconditionFailed: { code: 'PRECONDITION_FAILED', status: 412, title: 'Precondition failed' },
   payloadTooLarge: { code: 'PAYLOAD_TOO_LARGE', status: 413, title: 'Payload too large' },
   unsupportedMediaType: { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415, title: 'Unsupported media type' },
   unprocessable: { code: 'UNPROCESSABLE_CONTENT', status: 422, title: 'Unprocessable content' },
@@ -51,6 +52,7 @@ export const invalid = (
 export const invalidField = (path: string, message: string) => invalid([{ path, message }]);
 export const notFound = (message: string) => new DomainError('notFound', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
+export const preconditionFailed = (message: string) => new DomainError('preconditionFailed', message);
 export const unauthenticated = (message: string) => new DomainError('unauthenticated', message);
 export const forbidden = (message: string) => new DomainError('forbidden', message);
 

@@ -15,6 +15,8 @@ export const SpecialEvent = defineEntity({
     price: p.decimal().precision(9).scale(2).check('(price >= 0) AND (price <= 1000000)'),
     /** Tickets per event date; null is unlimited. */
     capacity: p.integer().nullable(),
+    /** Raised by every change; the event's entity tag (src/common/entity-tags.ts). */
+    version: p.integer().default(1),
     deletedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     dates: () => p.oneToMany(EventDate).mappedBy('event').orderBy({ date: 'asc' }),

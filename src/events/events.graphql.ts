@@ -1,3 +1,4 @@
+import { versionTag } from '../common/entity-tags.ts';
 import { type Page, pageOf } from '../common/pagination.ts';
 import type { RequestContext } from '../context.ts';
 import { builder } from '../graphql/builder.ts';
@@ -35,6 +36,11 @@ export const SpecialEventType = builder.objectRef<EventView>('SpecialEvent').imp
     capacity: t.exposeInt('capacity', {
       nullable: true,
       description: 'Tickets per event date; null: unlimited.',
+    }),
+    version: t.string({
+      description:
+        'Changes with every change of the event: the value of its REST `ETag` (without the quotes). Pass it as `ifMatch` to change the event only if nobody else has since.',
+      resolve: (event) => versionTag(event.version),
     }),
   }),
 });
@@ -173,6 +179,9 @@ builder.mutationField('createSpecialEvent', (t) =>
   }),
 );
 
+const IF_MATCH_DESCRIPTION =
+  "The event's `version` as last read: the change is made only if it is still current, else PRECONDITION_FAILED and nothing changes. Left out: no check.";
+
 builder.mutationFields((t) => ({
   updateSpecialEvent: t.field({
     type: SpecialEventType,
@@ -182,16 +191,20 @@ builder.mutationFields((t) => ({
     args: {
       eventId: t.arg({ type: 'UUID' }),
       input: t.arg({ type: UpdateSpecialEventInput }),
+      ifMatch: t.arg.string({ required: false, description: IF_MATCH_DESCRIPTION }),
     },
     // The validation plugin has checked input against eventChangesSchema: no field is null.
-    resolve: (_root, { eventId, input }, { deps }) =>
-      updateEvent(deps.db.fork(), eventId, input as EventChanges),
+    resolve: (_root, { eventId, input, ifMatch }, { deps }) =>
+      updateEvent(deps.db.fork(), eventId, input as EventChanges, ifMatch),
   }),
   deleteSpecialEvent: t.boolean({
     description:
       'Deletes a special event (staff only): it disappears from every read and its sold tickets become cancelled. Returns true; an unknown or already deleted event is a NOT_FOUND error.',
     authScopes: { staff: true },
-    args: { eventId: t.arg({ type: 'UUID' }) },
-    resolve: (_root, { eventId }, { deps }) => deleteEvent(deps.db.fork(), eventId),
+    args: {
+      eventId: t.arg({ type: 'UUID' }),
+      ifMatch: t.arg.string({ required: false, description: IF_MATCH_DESCRIPTION }),
+    },
+    resolve: (_root, { eventId, ifMatch }, { deps }) => deleteEvent(deps.db.fork(), eventId, ifMatch),
   }),
 }));

@@ -1,7 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays } from '../common/dates.ts';
-import { conflict, invalidField, notFound } from '../common/errors.ts';
+import { ifMatchAllows } from '../common/entity-tags.ts';
+import { conflict, invalidField, notFound, preconditionFailed } from '../common/errors.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
 import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, statement } from '../db/sql.ts';
@@ -12,6 +13,8 @@ import { DEFAULT_EVENT_RANGE_DAYS, type EventChanges, type EventFields } from '.
 export interface EventView extends Omit<EventFields, 'capacity'> {
   eventId: string;
   capacity: number | null;
+  /** Raised by every change: the event's entity tag is `versionTag(version)`. */
+  version: number;
 }
 
 function toEventView(event: SpecialEvent): EventView {
@@ -24,6 +27,7 @@ function toEventView(event: SpecialEvent): EventView {
     // numeric(9,2) arrives as '30.00'; as a JSON number it is exactly the 30 that was sent.
     price: Number(event.price),
     capacity: event.capacity ?? null,
+    version: event.version,
   };
 }
 
@@ -63,7 +67,7 @@ export async function createEvent(em: EntityManager, fields: EventFields): Promi
 const EVENT_JSON = (e: string) => `json_build_object(
   'eventId', ${e}.id, 'name', ${e}.name, 'location', ${e}.location, 'eventDescription', ${e}.event_description,
   'dates', array(select x.date from special_event_date x where x.event_id = ${e}.id order by x.date),
-  'price', ${e}.price, 'capacity', ${e}.capacity)`;
+  'price', ${e}.price, 'capacity', ${e}.capacity, 'version', ${e}.version)`;
 
 const EVENT_BY_ID = statement(
   'event_by_id',
@@ -100,15 +104,20 @@ async function checkCapacityCovers(tx: EntityManager, eventId: string, capacity:
 
 const noSuchEvent = (eventId: string) => notFound(`There is no special event ${eventId}`);
 
+const changedSinceRead = () =>
+  preconditionFailed('The event has changed since you read it (its version is not the one in If-Match)');
+
 /**
  * Changes some fields of a listed event. The event row is locked for the transaction, so concurrent
- * changes (and a concurrent delete) apply one after the other. The date rows carry a copy of the name and
- * each date's predecessor: a new name is copied to them, new dates replace them all.
+ * changes (and a concurrent delete) apply one after the other; with `ifMatch`, the change goes ahead only
+ * if the event is still at that version, so of two changes made from one read, one wins. The date rows
+ * carry a copy of the name and each date's predecessor: a new name is copied to them, new dates replace them all.
  */
 export async function updateEvent(
   em: EntityManager,
   eventId: string,
   changes: EventChanges,
+  ifMatch?: string | null,
 ): Promise<EventView> {
   return retryOnDeadlock(() =>
     em.transactional(async (tx) => {
@@ -118,6 +127,8 @@ export async function updateEvent(
         { lockMode: LockMode.PESSIMISTIC_WRITE },
       );
       if (!event) throw noSuchEvent(eventId);
+      if (!ifMatchAllows(ifMatch, event.version)) throw changedSinceRead();
+      event.version += 1;
       if (changes.name !== undefined) event.name = changes.name;
       if (changes.location !== undefined) event.location = changes.location;
       if (changes.eventDescription !== undefined) event.eventDescription = changes.eventDescription;
@@ -147,9 +158,22 @@ export async function updateEvent(
  * Soft delete: the event keeps its row (its sold tickets point at it and read as cancelled), and its date
  * rows leave the listing index, so the event is gone from every read and can no longer be bought.
  */
-export async function deleteEvent(em: EntityManager, eventId: string): Promise<boolean> {
+export async function deleteEvent(
+  em: EntityManager,
+  eventId: string,
+  ifMatch?: string | null,
+): Promise<boolean> {
   return retryOnDeadlock(() =>
     em.transactional(async (tx) => {
+      if (ifMatch != null) {
+        const event = await tx.findOne(
+          SpecialEvent,
+          { id: eventId, deletedAt: null },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
+        if (!event) throw noSuchEvent(eventId);
+        if (!ifMatchAllows(ifMatch, event.version)) throw changedSinceRead();
+      }
       // One statement: of two concurrent deletes, the second finds the row already deleted and answers 404.
       const deleted = await tx.nativeUpdate(
         SpecialEvent,

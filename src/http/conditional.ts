@@ -24,14 +24,3 @@ export function noneMatch(header: string | null, tag: string): boolean {
   if (header === null) return false;
   return tagsOf(header).some((candidate) => candidate === '*' || opaque(candidate) === opaque(tag));
 }
-
-/**
- * RFC 9110 §13.1.1: whether an `If-Match` header lets a change go ahead (strong comparison): absent, `*`
- * (the resource exists), or one of its tags is the current one.
- */
-export function ifMatchAllows(header: string | null | undefined, tag: string): boolean {
-  if (header === null || header === undefined) return true;
-  return tagsOf(header).some(
-    (candidate) => candidate === '*' || (!candidate.startsWith('W/') && candidate === tag),
-  );
-}

@@ -2,7 +2,8 @@
 // the CORS answers for the configured origins.
 
 export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Accept, Idempotency-Key';
-export const CORS_EXPOSED_HEADERS = 'Location, Link, X-Total-Count, Retry-After, WWW-Authenticate';
+export const CORS_EXPOSED_HEADERS =
+  'Location, Link, X-Total-Count, Retry-After, WWW-Authenticate, ETag, RateLimit, RateLimit-Policy';
 export const CORS_METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS';
 
 /** What a JSON API response needs: nothing may load or frame it. */

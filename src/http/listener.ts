@@ -3,6 +3,7 @@ import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
 import type { Logger } from '../logger.ts';
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.ts';
 import { addressOf, type TrustedProxies } from './client-address.ts';
+import { rateLimitHeaders } from './rate-limit.ts';
 
 export interface ListenerOptions {
   /** Requests in progress on this instance at once; beyond, 503 with Retry-After. */
@@ -69,7 +70,10 @@ export function guardedListener(app: RequestListener, options: ListenerOptions):
         'tooManyRequests',
         'Too many requests in progress from this client; try again shortly',
         {},
-        { 'Retry-After': '1' },
+        rateLimitHeaders(
+          { name: 'requests-in-progress', quota: options.maxConcurrentRequestsPerClient, window: 1 },
+          1,
+        ),
       );
       return;
     }

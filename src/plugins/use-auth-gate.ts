@@ -10,6 +10,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from '../context.ts';
 import { type AuthScopes, grants, scopesOf } from '../graphql/auth-scopes.ts';
 import { clientError } from '../graphql/errors.ts';
+import { rateLimitHeaders } from '../http/rate-limit.ts';
 import { WWW_AUTHENTICATE } from '../rest/problem.ts';
 
 type Verdict = 'allowed' | 'unauthenticated' | 'forbidden';
@@ -80,7 +81,7 @@ export function gateRefusal(
       `Too many failed logins; try again in ${auth.retryAfter} seconds`,
     );
     Object.assign(error.extensions, {
-      http: { status: 429, headers: { 'Retry-After': String(auth.retryAfter) } },
+      http: { status: 429, headers: rateLimitHeaders(auth.policy, auth.retryAfter) },
     });
     return error;
   }

@@ -252,6 +252,10 @@ export function createRestHandler(
     method: string,
   ): Promise<RestResponse> {
     const variables: Record<string, unknown> = { ...params, ...queryVariables(request.search, route.query) };
+    for (const name in route.headers) {
+      const value = request.header(route.headers[name]!);
+      if (value !== null) variables[name] = value;
+    }
     if (route.body) variables.input = await bodyVariable(request);
 
     const jit = compiledReads && !tracing.enabled ? jitted.get(route) : undefined;
@@ -304,22 +308,27 @@ export function createRestHandler(
     result: ExecutionResult,
     method: string,
   ): Promise<RestResponse> {
-    const value = (result.data as Record<string, unknown>)[route.rootField];
+    let value = (result.data as Record<string, unknown>)[route.rootField];
     if (value === null || value === undefined) return problem('notFound', route.notFound ?? 'Not found');
     const cacheControl = route.cacheControl ?? (method === 'GET' ? 'private, no-cache' : 'no-store');
     if (route.status === 204) return { status: 204, headers: { 'Cache-Control': cacheControl }, body: null };
     // A read carries a validator; a client that already holds this representation gets 304 and no body.
-    const validated = (response: RestResponse, ...tagged: (string | Uint8Array)[]): RestResponse => {
-      if (method !== 'GET') return response;
-      const tag = entityTag(...tagged);
+    const validated = (response: RestResponse, tag: string): RestResponse => {
+      if (method !== 'GET' && !route.etag) return response;
       response.headers.ETag = tag;
-      if (!noneMatch(request.header('if-none-match'), tag)) return response;
+      if (method !== 'GET' || !noneMatch(request.header('if-none-match'), tag)) return response;
       return { status: 304, headers: { ETag: tag, 'Cache-Control': cacheControl }, body: null };
     };
     if (route.produces) {
       const content = await route.produces.render(value as Record<string, unknown>);
       const headers = { 'Content-Type': route.produces.contentType, 'Cache-Control': cacheControl };
-      return validated({ status: route.status, headers, body: content }, content);
+      return validated({ status: route.status, headers, body: content }, entityTag(content));
+    }
+    let versionTag: string | undefined;
+    if (route.etag) {
+      const { [route.etag]: version, ...fields } = value as Record<string, unknown>;
+      versionTag = `"${version}"`;
+      value = fields;
     }
     const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, 'Cache-Control': cacheControl };
     if (route.location) headers.Location = route.location(value as Record<string, unknown>);
@@ -332,7 +341,8 @@ export function createRestHandler(
     }
     const body = JSON.stringify(withoutNulls(items));
     // A list's total is part of what it says (X-Total-Count, Link): it goes into the tag too.
-    return validated({ status: route.status, headers, body }, body, headers['X-Total-Count'] ?? '');
+    const tag = versionTag ?? entityTag(body, headers['X-Total-Count'] ?? '');
+    return validated({ status: route.status, headers, body }, tag);
   }
 
   return {

@@ -268,6 +268,8 @@ const EXAMPLES: Record<string, { request?: Examples; response?: Examples }> = {
 /** Problems an operation can answer beyond what its shape implies (C4: capacity, Idempotency-Key). */
 const EXTRA_PROBLEMS: Record<string, ErrorKind[]> = {
   buyMuseumTickets: ['conflict', 'unprocessable'],
+  updateSpecialEvent: ['preconditionFailed'],
+  deleteSpecialEvent: ['preconditionFailed'],
 };
 
 const PROBLEM_RESPONSES: Record<ErrorKind, { name: string; description: string; detail: string }> = {
@@ -300,6 +302,12 @@ const PROBLEM_RESPONSES: Record<ErrorKind, { name: string; description: string; 
     name: 'Conflict',
     description: 'Conflict: sold out for that date.',
     detail: 'Sold out on 2030-09-09',
+  },
+  preconditionFailed: {
+    name: 'PreconditionFailed',
+    description:
+      'Precondition failed: `If-Match` names a version the event no longer has (someone changed it since); nothing was changed.',
+    detail: 'The event has changed since you read it (its version is not the one in If-Match)',
   },
   payloadTooLarge: {
     name: 'PayloadTooLarge',
@@ -559,10 +567,20 @@ function compile(schema: GraphQLSchema, route: Route): CompiledOperation {
       selectsTotal: selectsTotalIn(rootSelection.selectionSet),
     };
   }
+  // The entity-tag field travels as `ETag`, not in the body.
+  const selection =
+    route.etag && rootSelection.selectionSet
+      ? {
+          ...rootSelection.selectionSet,
+          selections: rootSelection.selectionSet.selections.filter(
+            (s) => !(s.kind === Kind.FIELD && s.name.value === route.etag),
+          ),
+        }
+      : rootSelection.selectionSet;
   return {
     operation,
     field,
-    selection: rootSelection.selectionSet,
+    selection,
     variableTypes,
     bodyType: field.type,
     selectsTotal: selectsTotalIn(operation.selectionSet),

@@ -16,6 +16,13 @@ export interface Route {
   query?: Record<string, ParameterType>;
   /** The JSON request body becomes the `input` variable. */
   body?: true;
+  /** Request headers the operation reads, by variable name (`ifMatch: 'if-match'`), when sent. */
+  headers?: Record<string, string>;
+  /**
+   * The root field's `version` is the resource's entity tag: sent as `ETag` (and compared with
+   * `If-None-Match`) instead of a digest of the body, and left out of the body.
+   */
+  etag?: 'version';
   document: string;
   status: 200 | 201 | 204;
   /** Where a created resource lives, for `Location`. */
@@ -89,7 +96,8 @@ export const routes: Route[] = [
     path: '/special-events',
     body: true,
     document: `mutation createSpecialEvent($input: CreateSpecialEventInput!) {
-      createSpecialEvent(input: $input) { ${SPECIAL_EVENT_FIELDS} } }`,
+      createSpecialEvent(input: $input) { ${SPECIAL_EVENT_FIELDS} version } }`,
+    etag: 'version',
     status: 201,
     location: (event) => `/special-events/${event.eventId}`,
   },
@@ -101,7 +109,8 @@ export const routes: Route[] = [
     responseSchema: 'SpecialEvent',
     method: 'GET',
     path: '/special-events/:eventId',
-    document: `query getSpecialEvent($eventId: UUID!) { specialEvent(eventId: $eventId) { ${SPECIAL_EVENT_FIELDS} } }`,
+    document: `query getSpecialEvent($eventId: UUID!) { specialEvent(eventId: $eventId) { ${SPECIAL_EVENT_FIELDS} version } }`,
+    etag: 'version',
     status: 200,
     notFound: 'There is no special event with that eventId',
   },
@@ -115,8 +124,10 @@ export const routes: Route[] = [
     method: 'PATCH',
     path: '/special-events/:eventId',
     body: true,
-    document: `mutation updateSpecialEvent($eventId: UUID!, $input: UpdateSpecialEventInput!) {
-      updateSpecialEvent(eventId: $eventId, input: $input) { ${SPECIAL_EVENT_FIELDS} } }`,
+    headers: { ifMatch: 'if-match' },
+    document: `mutation updateSpecialEvent($eventId: UUID!, $input: UpdateSpecialEventInput!, $ifMatch: String) {
+      updateSpecialEvent(eventId: $eventId, input: $input, ifMatch: $ifMatch) { ${SPECIAL_EVENT_FIELDS} version } }`,
+    etag: 'version',
     status: 200,
     notFound: 'There is no special event with that eventId',
   },
@@ -128,7 +139,9 @@ export const routes: Route[] = [
     tags: ['Events'],
     method: 'DELETE',
     path: '/special-events/:eventId',
-    document: `mutation deleteSpecialEvent($eventId: UUID!) { deleteSpecialEvent(eventId: $eventId) }`,
+    headers: { ifMatch: 'if-match' },
+    document: `mutation deleteSpecialEvent($eventId: UUID!, $ifMatch: String) {
+      deleteSpecialEvent(eventId: $eventId, ifMatch: $ifMatch) }`,
     status: 204,
     notFound: 'There is no special event with that eventId',
   },

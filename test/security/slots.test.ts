@@ -132,6 +132,8 @@ describe('one client holding many requests open', () => {
     const refused = attack.answers.filter((answer) => statusOf(answer) === 429);
     expect(refused.length).toBeGreaterThanOrEqual(8);
     expect(refused[0]).toMatch(/Retry-After: 1/i);
+    expect(refused[0]).toMatch(/RateLimit-Policy: "requests-in-progress";q=32;w=1/i);
+    expect(refused[0]).toMatch(/RateLimit: "requests-in-progress";r=0;t=1/i);
     await expectServed(server, { 'x-forwarded-for': '10.1.1.1' });
     attack.close();
     await new Promise((resolve) => setTimeout(resolve, 300));
