@@ -21,8 +21,10 @@ import { useExecutionTimeout } from './plugins/use-execution-timeout.ts';
 import { useGraphiQL } from './plugins/use-graphiql.ts';
 import { useInputErrors } from './plugins/use-input-errors.ts';
 import { useQueryLimits } from './plugins/use-query-limits.ts';
+import { useQueryValidators } from './plugins/use-query-validators.ts';
 import { useRefusalBodies } from './plugins/use-refusal-bodies.ts';
 import { useTracing } from './plugins/use-tracing.ts';
+import { useTrustedDocuments } from './plugins/use-trusted-documents.ts';
 import { createRestHandler, type RestRequest } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
@@ -53,7 +55,10 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     : undefined;
   const compiledGraphQL = createCompiledGraphQL({
     context,
-    admits: (operation, contextValue) => gateRefusal(schema, operation, contextValue) === null,
+    // With trusted documents only, a visitor's query must go through yoga, which checks it is one.
+    admits: (operation, contextValue) =>
+      gateRefusal(schema, operation, contextValue) === null &&
+      (!deps.config.trustedDocumentsOnly || contextValue.principal?.role === 'staff'),
     timeoutMs: deps.config.operationTimeoutMs,
     onOperation,
   });
@@ -143,6 +148,10 @@ function createGraphQLServer(
       useAuthGate(),
       useInputErrors(),
       useDocs(),
+      ...(deps.config.trustedDocuments
+        ? useTrustedDocuments(deps.config.trustedDocuments, deps.config.trustedDocumentsOnly)
+        : []),
+      useQueryValidators(GRAPHQL_ENDPOINT),
     ],
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { loadTrustedDocuments, type TrustedDocuments } from './graphql/trusted-documents.ts';
 import { NO_PROXY, parseTrustedProxies, type TrustedProxies } from './http/client-address.ts';
 
 const ianaTimeZone = z.string().refine(
@@ -77,6 +78,8 @@ export const configSchema = z.object({
   MUSEUM_DB_CONNECT_TIMEOUT: upTo(3_600).default(30),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   REQUEST_TIMEOUT_MS: upTo(600_000).default(15_000),
+  MUSEUM_TRUSTED_DOCUMENTS: z.string().min(1).optional(),
+  MUSEUM_TRUSTED_DOCUMENTS_ONLY: flag.default(false),
 });
 
 export type EnvConfig = z.infer<typeof configSchema>;
@@ -111,6 +114,10 @@ export interface Config {
   dbConnectTimeoutSeconds: number;
   /** Where OpenTelemetry spans go (OTLP/HTTP); unset: no tracing. */
   otlpEndpoint: string | null;
+  /** Documents a request may name by `documentId` (MUSEUM_TRUSTED_DOCUMENTS); null: none. */
+  trustedDocuments: TrustedDocuments | null;
+  /** Visitors may run trusted documents only. */
+  trustedDocumentsOnly: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -137,6 +144,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (parsed.success && parsed.data.HTTP_HEADERS_TIMEOUT_MS > parsed.data.HTTP_REQUEST_TIMEOUT_MS)
     problems.push('HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS');
+  let trustedDocuments: TrustedDocuments | null = null;
+  if (parsed.success && parsed.data.MUSEUM_TRUSTED_DOCUMENTS !== undefined) {
+    try {
+      trustedDocuments = loadTrustedDocuments(parsed.data.MUSEUM_TRUSTED_DOCUMENTS);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  }
+  if (parsed.success && parsed.data.MUSEUM_TRUSTED_DOCUMENTS_ONLY && !parsed.data.MUSEUM_TRUSTED_DOCUMENTS)
+    problems.push('MUSEUM_TRUSTED_DOCUMENTS_ONLY needs MUSEUM_TRUSTED_DOCUMENTS, the manifest');
   if (problems.length > 0 || !parsed.success)
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   const e = parsed.data;
@@ -170,5 +187,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metrics: e.MUSEUM_METRICS === 'on',
     dbConnectTimeoutSeconds: e.MUSEUM_DB_CONNECT_TIMEOUT,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
+    trustedDocuments,
+    trustedDocumentsOnly: e.MUSEUM_TRUSTED_DOCUMENTS_ONLY,
   };
 }

@@ -128,7 +128,7 @@ describe('schema/openapi.json', () => {
       ]),
     );
     const listEvents = document.paths['/special-events'].get.responses['200'];
-    expect(Object.keys(listEvents.headers)).toEqual(['Link', 'X-Total-Count']);
+    expect(Object.keys(listEvents.headers)).toEqual(['Link', 'X-Total-Count', 'ETag']);
     const badRequest = document.components.responses.BadRequest;
     expect(Object.keys(badRequest.content)).toEqual(['application/problem+json']);
     expect(badRequest.content['application/problem+json'].example).toMatchObject({
@@ -275,5 +275,27 @@ describe('/openapi.json and /docs', () => {
     const missing = await museum.request('GET', '/docs/assets/nothing.js');
     expect(missing.status).toBe(404);
     expect(missing.headers.get('content-type')).toBe('application/problem+json');
+  });
+});
+
+describe('conditional requests and limits in the document', () => {
+  it('declares ETag, If-None-Match and 304 on reads, If-Match and 412 on event edits, RateLimit on 429', () => {
+    const getEvent = document.paths['/special-events/{eventId}'].get;
+    expect(getEvent.parameters).toContainEqual({ $ref: '#/components/parameters/If-None-Match' });
+    expect(getEvent.responses['200'].headers.ETag).toEqual({ $ref: '#/components/headers/ETag' });
+    expect(getEvent.responses['304'].headers.ETag).toEqual({ $ref: '#/components/headers/ETag' });
+    for (const method of ['patch', 'delete']) {
+      const edit = document.paths['/special-events/{eventId}'][method];
+      expect(edit.parameters, method).toContainEqual({ $ref: '#/components/parameters/If-Match' });
+      expect(edit.responses['412'], method).toEqual({ $ref: '#/components/responses/PreconditionFailed' });
+    }
+    expect(document.paths['/tickets'].post.parameters ?? []).not.toContainEqual({
+      $ref: '#/components/parameters/If-Match',
+    });
+    expect(Object.keys(document.components.responses.TooManyRequests.headers)).toEqual([
+      'Retry-After',
+      'RateLimit-Policy',
+      'RateLimit',
+    ]);
   });
 });

@@ -91,16 +91,16 @@ export function createCompiledGraphQL(options: CompiledGraphQLOptions): Compiled
         return {
           answer: {
             status,
-            headers: { 'Content-Type': mediaType, 'Retry-After': '5' },
+            headers: { 'Content-Type': mediaType, 'Cache-Control': 'no-store', 'Retry-After': '5' },
             body: JSON.stringify({ errors: [{ message, extensions: { code } }] }),
           },
         };
       }
       options.onOperation?.(operation.name?.value, (performance.now() - started) / 1000);
       if (result.errors?.length) return { context };
-      return {
-        answer: { status: 200, headers: { 'Content-Type': mediaType }, body: query.stringify(result) },
-      };
+      // As yoga answers a POST (src/plugins/use-query-validators.ts): nobody keeps it.
+      const headers = { 'Content-Type': mediaType, 'Cache-Control': 'no-store' };
+      return { answer: { status: 200, headers, body: query.stringify(result) } };
     },
   };
 }

@@ -366,7 +366,8 @@ const problemSchema = z
 
 const HEADERS: Record<string, Json> = {
   Link: {
-    description: 'RFC 8288 links to the `first`, `prev` and `next` pages.',
+    description:
+      'RFC 8288 links: `first`, `prev` (a page with items), `next`, and `last` where the total is counted.',
     schema: { type: 'string' },
     example: '</special-events?page=2&limit=10>; rel="next", </special-events?page=1&limit=10>; rel="first"',
   },
@@ -387,6 +388,43 @@ const HEADERS: Record<string, Json> = {
   'Retry-After': {
     description: 'Seconds to wait before trying again.',
     schema: { type: 'integer', minimum: 0 },
+  },
+  ETag: {
+    description:
+      'A strong entity tag of this representation (an event: its version, `"v3"`); send it back in `If-None-Match` to get 304 while it is unchanged, or in `If-Match` to change the event only if nobody else has.',
+    schema: { type: 'string' },
+    example: '"v3"',
+  },
+  'RateLimit-Policy': {
+    description:
+      'The limit that refused the request (IETF draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds.',
+    schema: { type: 'string' },
+    example: '"login-pair";q=10;w=300',
+  },
+  RateLimit: {
+    description: 'What is left of that limit (`r`) and the seconds until it resets (`t`).',
+    schema: { type: 'string' },
+    example: '"login-pair";r=0;t=300',
+  },
+};
+
+/** Conditional-request headers, as parameters of the operations that honour them. */
+const CONDITIONAL_PARAMETERS: Record<'If-None-Match' | 'If-Match', Json> = {
+  'If-None-Match': {
+    name: 'If-None-Match',
+    in: 'header',
+    description:
+      'Entity tags of representations the client holds (`*`: any); when one matches (weak comparison), the answer is 304 without a body.',
+    schema: { type: 'string' },
+    example: '"v3"',
+  },
+  'If-Match': {
+    name: 'If-Match',
+    in: 'header',
+    description:
+      "The event's entity tag as last read (`ETag`), or `*`: the change is made only if it is still current (strong comparison), else 412 and nothing changes. Left out: no check, as the reference clients send.",
+    schema: { type: 'string' },
+    example: '"v3"',
   },
 };
 
@@ -634,7 +672,8 @@ export function buildOpenApiDocument(
     if (!components.responses[name]) {
       const headers: Record<string, Json> = {};
       if (kind === 'unauthenticated') headers['WWW-Authenticate'] = addHeader('WWW-Authenticate');
-      if (kind === 'tooManyRequests') headers['Retry-After'] = addHeader('Retry-After');
+      if (kind === 'tooManyRequests')
+        for (const name of ['Retry-After', 'RateLimit-Policy', 'RateLimit']) headers[name] = addHeader(name);
       const issues =
         kind === 'validation' ? [{ path: 'price', message: 'must have at most 2 decimals' }] : [];
       components.responses[name] = {
@@ -702,6 +741,12 @@ export function buildOpenApiDocument(
     };
     for (const name of pathParameterNames(route.path)) parameters.push(parameter(name, 'path'));
     for (const name of Object.keys(route.query ?? {})) parameters.push(parameter(name, 'query'));
+    const conditional = (name: keyof typeof CONDITIONAL_PARAMETERS) => {
+      components.parameters[name] ??= CONDITIONAL_PARAMETERS[name];
+      return ref('parameters', name);
+    };
+    if (route.method === 'GET') parameters.push(conditional('If-None-Match'));
+    if (Object.values(route.headers ?? {}).includes('if-match')) parameters.push(conditional('If-Match'));
 
     const examples = EXAMPLES[route.operationId] ?? {};
     const operation: Json = {
@@ -736,6 +781,7 @@ export function buildOpenApiDocument(
       const name = route.responseSchema ?? `${capitalized(route.operationId)}Body`;
       responses[String(route.status)] = {
         description: route.status === 201 ? 'Created.' : 'Success.',
+        headers: { ETag: addHeader('ETag') },
         content: {
           [produced]: {
             schema: addSchema(name, { type: 'string', contentMediaType: produced }, `${name}_`),
@@ -768,6 +814,7 @@ export function buildOpenApiDocument(
       if (route.location) headers.Location = addHeader('Location');
       if (route.paged) headers.Link = addHeader('Link');
       if (route.paged && compiled.selectsTotal) headers['X-Total-Count'] = addHeader('X-Total-Count');
+      if (route.method === 'GET' || route.etag) headers.ETag = addHeader('ETag');
       responses[String(route.status)] = {
         description: route.status === 201 ? 'Created.' : 'Success.',
         ...(Object.keys(headers).length > 0 ? { headers } : {}),
@@ -784,6 +831,11 @@ export function buildOpenApiDocument(
     if (route.body) kinds.push('payloadTooLarge', 'unsupportedMediaType');
     if (scopes) kinds.push('tooManyRequests');
     kinds.push('internal', 'unavailable');
+    if (route.method === 'GET')
+      responses['304'] = {
+        description: 'Not modified: `If-None-Match` named the current representation; no body.',
+        headers: { ETag: addHeader('ETag') },
+      };
     for (const kind of [...new Set(kinds)].sort((a, b) => ERROR_KINDS[a].status - ERROR_KINDS[b].status)) {
       responses[String(ERROR_KINDS[kind].status)] = addProblem(kind);
     }
