@@ -32,6 +32,7 @@ describe('validators on reads', () => {
       const tag = first.headers.get('etag')!;
       expect(tag).toMatch(STRONG_TAG);
       expect(first.headers.get('cache-control')).toBe('private, no-cache');
+      expect(first.headers.get('vary')).toBe('Authorization');
       expect((await museum.rest('GET', path())).headers.get('etag')).toBe(tag);
 
       for (const header of [tag, `W/${tag}`, `"other", ${tag}`, '*']) {

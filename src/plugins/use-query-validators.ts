@@ -27,6 +27,7 @@ export function useQueryValidators(graphqlEndpoint: string): Plugin {
       const tag = entityTag(body);
       headers.set('ETag', tag);
       headers.set('Cache-Control', 'private, no-cache');
+      headers.append('Vary', 'Authorization');
       if (noneMatch(request.headers.get('if-none-match'), tag)) {
         headers.delete('Content-Type');
         headers.delete('Content-Length');

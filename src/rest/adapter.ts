@@ -313,11 +313,18 @@ export function createRestHandler(
     const cacheControl = route.cacheControl ?? (method === 'GET' ? 'private, no-cache' : 'no-store');
     if (route.status === 204) return { status: 204, headers: { 'Cache-Control': cacheControl }, body: null };
     // A read carries a validator; a client that already holds this representation gets 304 and no body.
+    // What a read says depends on whose credentials came with it (a visitor sees only its own tickets).
     const validated = (response: RestResponse, tag: string): RestResponse => {
       if (method !== 'GET' && !route.etag) return response;
       response.headers.ETag = tag;
-      if (method !== 'GET' || !noneMatch(request.header('if-none-match'), tag)) return response;
-      return { status: 304, headers: { ETag: tag, 'Cache-Control': cacheControl }, body: null };
+      if (method !== 'GET') return response;
+      response.headers.Vary = 'Authorization';
+      if (!noneMatch(request.header('if-none-match'), tag)) return response;
+      return {
+        status: 304,
+        headers: { ETag: tag, 'Cache-Control': cacheControl, Vary: 'Authorization' },
+        body: null,
+      };
     };
     if (route.produces) {
       const content = await route.produces.render(value as Record<string, unknown>);
