@@ -121,6 +121,15 @@ describe('the README, walked in a clean directory', () => {
     },
   );
 
+  it('"Caching, safe edits and trusted documents" works when pasted: 304, then the edit under If-Match', () => {
+    const [conditional] = shellBlocks('Caching, safe edits and trusted documents');
+    const run = walk(conditional!);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^304$/m);
+    expect(run.stdout).toContain('"price":40');
+  });
+
   it('"Accounts" works when pasted, on the database npm start left (the server stopped first)', async () => {
     const exited = new Promise((resolve) => server.once('exit', resolve));
     process.kill(-server.pid!, 'SIGTERM');
