@@ -1,12 +1,15 @@
 import { hash } from 'node:crypto';
 
 /**
- * A strong entity tag derived from a representation: a digest of its bytes (and of whatever else the
- * representation carries, such as a list's total), so equal tags mean equal representations.
+ * A strong entity tag derived from a representation: a digest of its bytes, and of what else it says
+ * (`extra`: a list's total), so equal tags mean equal representations.
  */
-export function entityTag(...parts: (string | Uint8Array)[]): string {
-  const content = parts.length === 1 ? parts[0]! : parts.map((part) => Buffer.from(part)).join('\u0000');
-  return `"${hash('sha1', content, 'base64url')}"`;
+export function entityTag(content: string | Uint8Array, extra = ''): string {
+  const digested =
+    extra === ''
+      ? content
+      : `${typeof content === 'string' ? content : Buffer.from(content).toString('latin1')}\u0000${extra}`;
+  return `"${hash('sha1', digested, 'base64url')}"`;
 }
 
 /** The entity tags of an `If-None-Match` or `If-Match` header (`*` stays `*`), as written. */
