@@ -124,6 +124,43 @@ describe.skipIf(skip)('in a real browser (Chromium)', () => {
     await page.close();
   });
 
+  it('/docs "Test Request" sends the credentials typed into the page and gets the answer', {
+    timeout: 120_000,
+  }, async () => {
+    const { page, errors, offSite } = await open('/docs');
+    const answers: { status: number; authorization: string | undefined }[] = [];
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname === '/museum-hours')
+        answers.push({
+          status: response.status(),
+          authorization: response.request().headers().authorization,
+        });
+    });
+    await page.getByText('Get museum hours').first().waitFor({ timeout: 60_000 });
+    // The Authentication box's fields are editors (contenteditable), named by their labels.
+    for (const [label, text] of [
+      ['Username', STAFF.name],
+      ['Password', STAFF.password],
+    ] as const) {
+      const id = await page.locator('label', { hasText: label }).first().getAttribute('for');
+      await page.locator(`[id="${id}"]`).click();
+      await page.keyboard.insertText(text);
+    }
+    await page
+      .getByRole('link', { name: /Get museum hours/ })
+      .first()
+      .click();
+    await page
+      .getByRole('button', { name: /Test Request/ })
+      .first()
+      .click();
+    await page.getByRole('button', { name: /^Send/ }).first().click();
+    await expect.poll(() => answers, { timeout: 20_000 }).toContainEqual({ status: 200, authorization });
+    expect(errors).toEqual([]);
+    expect(offSite()).toEqual([]);
+    await page.close();
+  });
+
   it('/ is a front door: it names the service and leads to the reference', { timeout: 60_000 }, async () => {
     const { page, errors, offSite } = await open('/');
     await expect(page.title()).resolves.toBe('Museum API');
@@ -152,6 +189,10 @@ describe.skipIf(skip)('in a real browser (Chromium)', () => {
     const operation = page.getByRole('region', { name: 'Operation Editor' }).locator('.monaco-editor');
     await expect.poll(() => operation.innerText(), { timeout: 60_000 }).toContain('museumHours');
     await replaceEditorText(page, operation, 'query Hours { museumHours(limit: 1) { date } }');
+    await page.getByRole('button', { name: /Prettify query/ }).click();
+    // One operation only in the editor (else GraphiQL cannot tell which to run).
+    const operations = () => operation.innerText().then((text) => text.match(/\bquery\b/g)?.length ?? 0);
+    await expect.poll(operations).toBe(1);
     await page.getByRole('button', { name: /Execute query/ }).click();
     const result = page.getByRole('region', { name: 'Result Window' });
     await expect.poll(() => result.innerText(), { timeout: 20_000 }).toContain('UNAUTHENTICATED');
