@@ -259,6 +259,51 @@ async function throughput() {
   }
 }
 
+/**
+ * What recording metrics costs (issue 12: it must not cost measurable throughput): the same requests
+ * against a server with MUSEUM_METRICS=on and one with off, alternating, three rounds each; the medians.
+ */
+async function metricsCost() {
+  const databaseUrl = await postgresDatabase(`bench_${EVENTS}`);
+  const eventId = await seed({ DATABASE_URL: databaseUrl }, EVENTS);
+  const scenarios: Scenario[] = [
+    { name: 'GET /museum-hours', method: 'GET', path: '/museum-hours', expect: 200 },
+    { name: 'GET /special-events/{id}', method: 'GET', path: `/special-events/${eventId}`, expect: 200 },
+  ];
+  const rates: Record<string, Record<'on' | 'off', number[]>> = {};
+  for (let round = 0; round < 3; round++) {
+    for (const metrics of ['on', 'off'] as const) {
+      const server = await spawnServer({
+        DATABASE_URL: databaseUrl,
+        LOG_LEVEL: 'warn',
+        MUSEUM_METRICS: metrics,
+      });
+      try {
+        await fetch(`${server.url}/museum-hours`, { headers: { authorization } });
+        for (const scenario of scenarios) {
+          await measure(server.url, scenario, CONNECTIONS, 1); // warm-up
+          const { rate } = await measure(server.url, scenario, CONNECTIONS, SECONDS);
+          rates[scenario.name] ??= { on: [], off: [] };
+          rates[scenario.name]![metrics].push(rate);
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+  console.log(`
+Metrics on vs off (MUSEUM_METRICS), ${CONNECTIONS} connections, median of 3 alternating rounds`);
+  console.log(
+    '| request | req/s on | req/s off | on ÷ off | rounds on | rounds off |\n|---|---|---|---|---|---|',
+  );
+  for (const [name, { on, off }] of Object.entries(rates)) {
+    console.log(
+      `| ${name} | ${median(on)} | ${median(off)} | ${(median(on) / median(off)).toFixed(2)} | ${on.join(', ')} | ${off.join(', ')} |`,
+    );
+  }
+}
+
 /** p50 of the week's event list at one connection, for each scale, on one kind of database. */
 async function scale(kind: 'postgresql' | 'embedded') {
   const row: string[] = [];
@@ -292,6 +337,7 @@ async function scale(kind: 'postgresql' | 'embedded') {
 }
 
 await throughput();
+await metricsCost();
 console.log(`\np50 ms of GET /special-events (one week) at one connection, by events in the database`);
 console.log(
   `| database | ${SCALES.join(' | ')} | last ÷ first |\n|---|${SCALES.map(() => '---|').join('')}---|`,
