@@ -3,7 +3,8 @@ import { Account } from '../accounts/account.entity.ts';
 import { SpecialEvent } from '../events/event.entity.ts';
 
 export const TICKET_TYPES = ['general', 'event'] as const;
-export type TicketType = (typeof TICKET_TYPES)[number];
+/** A ticket's kind: the `ticketType` field of both APIs (the GraphQL enum `TicketType`). */
+export type TicketKind = (typeof TICKET_TYPES)[number];
 
 export const Ticket = defineEntity({
   name: 'Ticket',

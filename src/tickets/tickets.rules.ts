@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { TICKET_TYPES, type TicketType } from './ticket.entity.ts';
+import { TICKET_TYPES, type TicketKind } from './ticket.entity.ts';
 
 export const buyTicketsSchema = z
   .object({
@@ -20,13 +20,13 @@ export const buyTicketsSchema = z
 
 export type BuyTicketsInput = z.infer<typeof buyTicketsSchema>;
 
-export const PURCHASE_MESSAGES: Record<TicketType, string> = {
+export const PURCHASE_MESSAGES: Record<TicketKind, string> = {
   general: 'Museum general entry ticket purchased',
   event: 'Museum special event ticket purchased',
 };
 
 /** `ticket-{type}-{6 hex}-{5 hex}`: 44 random bits, checked for uniqueness by the database. */
-export function newConfirmationCode(type: TicketType): string {
+export function newConfirmationCode(type: TicketKind): string {
   const hex = randomBytes(6).toString('hex');
   return `ticket-${type}-${hex.slice(0, 6)}-${hex.slice(6, 11)}`;
 }

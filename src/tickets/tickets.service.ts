@@ -4,14 +4,14 @@ import type { Principal } from '../accounts/authenticator.ts';
 import { conflict, invalidField, notFound } from '../common/errors.ts';
 import { type Queryable, type Sql, statement } from '../db/sql.ts';
 import { claimOrReplay, requestHash, storeAnswer } from './idempotency.ts';
-import type { TicketType } from './ticket.entity.ts';
+import type { TicketKind } from './ticket.entity.ts';
 import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 import { type BuyTicketsInput, newConfirmationCode, PURCHASE_MESSAGES } from './tickets.rules.ts';
 
 export interface TicketConfirmation {
   message: string;
   ticketId: string;
-  ticketType: TicketType;
+  ticketType: TicketKind;
   ticketDate: string;
   confirmationCode: string;
   eventId: string | null;
