@@ -1,5 +1,7 @@
 // Transport-neutral errors thrown by the domain. One table (ERROR_KINDS) maps each kind to its GraphQL
-// `extensions.code`, its HTTP status and its problem+json title, so REST and GraphQL answer alike.
+// `extensions.code`, its HTTP status, its problem+json title and how the OpenAPI document describes it
+// (`documented`: the response's name, description and an example detail), so REST and GraphQL answer alike
+// and a new kind is one row.
 
 export interface FieldIssue {
   /** The offending field as the client spelled it: `dates[1]`, `input.price`, `page`. */
@@ -8,19 +10,139 @@ export interface FieldIssue {
 }
 
 export const ERROR_KINDS = {
-  validation: { code: 'BAD_USER_INPUT', status: 400, title: 'Validation failed' },
-  unauthenticated: { code: 'UNAUTHENTICATED', status: 401, title: 'Unauthorized' },
-  forbidden: { code: 'FORBIDDEN', status: 403, title: 'Forbidden' },
-  notFound: { code: 'NOT_FOUND', status: 404, title: 'Not found' },
-  methodNotAllowed: { code: 'METHOD_NOT_ALLOWED', status: 405, title: 'Method not allowed' },
-  conflict: { code: 'CONFLICT', status: 409, title: 'Conflict' },
-  preconditionFailed: { code: 'PRECONDITION_FAILED', status: 412, title: 'Precondition failed' },
-  payloadTooLarge: { code: 'PAYLOAD_TOO_LARGE', status: 413, title: 'Payload too large' },
-  unsupportedMediaType: { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415, title: 'Unsupported media type' },
-  unprocessable: { code: 'UNPROCESSABLE_CONTENT', status: 422, title: 'Unprocessable content' },
-  tooManyRequests: { code: 'TOO_MANY_REQUESTS', status: 429, title: 'Too many requests' },
-  internal: { code: 'INTERNAL_SERVER_ERROR', status: 500, title: 'Internal server error' },
-  unavailable: { code: 'SERVICE_UNAVAILABLE', status: 503, title: 'Service unavailable' },
+  validation: {
+    code: 'BAD_USER_INPUT',
+    status: 400,
+    title: 'Validation failed',
+    documented: {
+      name: 'BadRequest',
+      description: 'Bad request: a parameter or the body breaks a rule, or the body is not JSON.',
+      detail: 'price: must have at most 2 decimals',
+    },
+  },
+  unauthenticated: {
+    code: 'UNAUTHENTICATED',
+    status: 401,
+    title: 'Unauthorized',
+    documented: {
+      name: 'Unauthorized',
+      headers: ['WWW-Authenticate'],
+      description: 'Unauthorized: credentials are missing, malformed or wrong.',
+      detail: 'Credentials are required: send HTTP Basic credentials of an account',
+    },
+  },
+  forbidden: {
+    code: 'FORBIDDEN',
+    status: 403,
+    title: 'Forbidden',
+    documented: {
+      name: 'Forbidden',
+      description: 'Forbidden: the account lacks the staff role.',
+      detail: 'This operation needs the staff role',
+    },
+  },
+  notFound: {
+    code: 'NOT_FOUND',
+    status: 404,
+    title: 'Not found',
+    documented: {
+      name: 'NotFound',
+      description: 'Not found.',
+      detail: 'There is no special event with that eventId',
+    },
+  },
+  methodNotAllowed: {
+    code: 'METHOD_NOT_ALLOWED',
+    status: 405,
+    title: 'Method not allowed',
+    documented: {
+      name: 'MethodNotAllowed',
+      description: 'Method not allowed on this path; `Allow` lists the methods that are.',
+      detail: 'PUT is not supported here; use GET, POST',
+    },
+  },
+  conflict: {
+    code: 'CONFLICT',
+    status: 409,
+    title: 'Conflict',
+    documented: {
+      name: 'Conflict',
+      description: 'Conflict: sold out for that date.',
+      detail: 'Sold out on 2030-09-09',
+    },
+  },
+  preconditionFailed: {
+    code: 'PRECONDITION_FAILED',
+    status: 412,
+    title: 'Precondition failed',
+    documented: {
+      name: 'PreconditionFailed',
+      description:
+        'Precondition failed: `If-Match` names a version the event no longer has (someone changed it since); nothing was changed.',
+      detail: 'The event has changed since you read it (its version is not the one in If-Match)',
+    },
+  },
+  payloadTooLarge: {
+    code: 'PAYLOAD_TOO_LARGE',
+    status: 413,
+    title: 'Payload too large',
+    documented: {
+      name: 'PayloadTooLarge',
+      description: 'Payload too large: the body is over 64 KiB.',
+      detail: 'The request body must be at most 65536 bytes',
+    },
+  },
+  unsupportedMediaType: {
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    status: 415,
+    title: 'Unsupported media type',
+    documented: {
+      name: 'UnsupportedMediaType',
+      description: 'Unsupported media type: the body must be `application/json`.',
+      detail: 'The request body must be application/json',
+    },
+  },
+  unprocessable: {
+    code: 'UNPROCESSABLE_CONTENT',
+    status: 422,
+    title: 'Unprocessable content',
+    documented: {
+      name: 'UnprocessableContent',
+      description: 'Unprocessable content: this `Idempotency-Key` was used with another body.',
+      detail: 'This Idempotency-Key was used with another request body',
+    },
+  },
+  tooManyRequests: {
+    code: 'TOO_MANY_REQUESTS',
+    status: 429,
+    title: 'Too many requests',
+    documented: {
+      name: 'TooManyRequests',
+      headers: ['Retry-After', 'RateLimit-Policy', 'RateLimit'],
+      description: 'Too many failed logins from this address; retry after `Retry-After` seconds.',
+      detail: 'Too many failed logins; try again later',
+    },
+  },
+  internal: {
+    code: 'INTERNAL_SERVER_ERROR',
+    status: 500,
+    title: 'Internal server error',
+    documented: {
+      name: 'InternalServerError',
+      description: 'Internal server error.',
+      detail: 'Internal server error',
+    },
+  },
+  unavailable: {
+    code: 'SERVICE_UNAVAILABLE',
+    status: 503,
+    title: 'Service unavailable',
+    documented: {
+      name: 'ServiceUnavailable',
+      description: 'Service unavailable: the database is unreachable.',
+      detail: 'The database is unreachable; try again shortly',
+    },
+  },
 } as const;
 
 export type ErrorKind = keyof typeof ERROR_KINDS;

@@ -272,75 +272,6 @@ const EXTRA_PROBLEMS: Record<string, ErrorKind[]> = {
   deleteSpecialEvent: ['preconditionFailed'],
 };
 
-const PROBLEM_RESPONSES: Record<ErrorKind, { name: string; description: string; detail: string }> = {
-  validation: {
-    name: 'BadRequest',
-    description: 'Bad request: a parameter or the body breaks a rule, or the body is not JSON.',
-    detail: 'price: must have at most 2 decimals',
-  },
-  unauthenticated: {
-    name: 'Unauthorized',
-    description: 'Unauthorized: credentials are missing, malformed or wrong.',
-    detail: 'Credentials are required: send HTTP Basic credentials of an account',
-  },
-  forbidden: {
-    name: 'Forbidden',
-    description: 'Forbidden: the account lacks the staff role.',
-    detail: 'This operation needs the staff role',
-  },
-  notFound: {
-    name: 'NotFound',
-    description: 'Not found.',
-    detail: 'There is no special event with that eventId',
-  },
-  methodNotAllowed: {
-    name: 'MethodNotAllowed',
-    description: 'Method not allowed on this path; `Allow` lists the methods that are.',
-    detail: 'PUT is not supported here; use GET, POST',
-  },
-  conflict: {
-    name: 'Conflict',
-    description: 'Conflict: sold out for that date.',
-    detail: 'Sold out on 2030-09-09',
-  },
-  preconditionFailed: {
-    name: 'PreconditionFailed',
-    description:
-      'Precondition failed: `If-Match` names a version the event no longer has (someone changed it since); nothing was changed.',
-    detail: 'The event has changed since you read it (its version is not the one in If-Match)',
-  },
-  payloadTooLarge: {
-    name: 'PayloadTooLarge',
-    description: 'Payload too large: the body is over 64 KiB.',
-    detail: 'The request body must be at most 65536 bytes',
-  },
-  unsupportedMediaType: {
-    name: 'UnsupportedMediaType',
-    description: 'Unsupported media type: the body must be `application/json`.',
-    detail: 'The request body must be application/json',
-  },
-  unprocessable: {
-    name: 'UnprocessableContent',
-    description: 'Unprocessable content: this `Idempotency-Key` was used with another body.',
-    detail: 'This Idempotency-Key was used with another request body',
-  },
-  tooManyRequests: {
-    name: 'TooManyRequests',
-    description: 'Too many failed logins from this address; retry after `Retry-After` seconds.',
-    detail: 'Too many failed logins; try again later',
-  },
-  internal: {
-    name: 'InternalServerError',
-    description: 'Internal server error.',
-    detail: 'Internal server error',
-  },
-  unavailable: {
-    name: 'ServiceUnavailable',
-    description: 'Service unavailable: the database is unreachable.',
-    detail: 'The database is unreachable; try again shortly',
-  },
-};
-
 const problemSchema = z
   .object({
     type: z
@@ -668,12 +599,12 @@ export function buildOpenApiDocument(
     return ref('headers', name);
   };
   const addProblem = (kind: ErrorKind) => {
-    const { name, description, detail } = PROBLEM_RESPONSES[kind];
+    const documented: { name: string; description: string; detail: string; headers?: readonly string[] } =
+      ERROR_KINDS[kind].documented;
+    const { name, description, detail } = documented;
     if (!components.responses[name]) {
       const headers: Record<string, Json> = {};
-      if (kind === 'unauthenticated') headers['WWW-Authenticate'] = addHeader('WWW-Authenticate');
-      if (kind === 'tooManyRequests')
-        for (const name of ['Retry-After', 'RateLimit-Policy', 'RateLimit']) headers[name] = addHeader(name);
+      for (const header of documented.headers ?? []) headers[header] = addHeader(header);
       const issues =
         kind === 'validation' ? [{ path: 'price', message: 'must have at most 2 decimals' }] : [];
       components.responses[name] = {
