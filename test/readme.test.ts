@@ -103,23 +103,15 @@ describe('the README, walked in a clean directory', () => {
       expect(output).toContain(`http://127.0.0.1:${port}${page}`);
   });
 
-  it.each(shellBlocks('Trying it').map((block, n) => [n + 1, block]))(
-    '"Trying it", example %i, works when pasted',
-    (_n, block) => {
-      const run = walk(block as string);
-      expect(run.stderr).toBe('');
-      expect(run.status).toBe(0);
-    },
-  );
-
-  it.each(shellBlocks('Tickets that hold under load').map((block, n) => [n + 1, block]))(
-    '"Tickets that hold under load", example %i, works when pasted',
-    (_n, block) => {
-      const run = walk(block as string);
-      expect(run.stderr).toBe('');
-      expect(run.status).toBe(0);
-    },
-  );
+  it.each(
+    ['Trying it', 'Tickets that hold under load'].flatMap((section) =>
+      shellBlocks(section).map((block, n) => [section, n + 1, block] as const),
+    ),
+  )('"%s", example %i, works when pasted', (_section, _n, block) => {
+    const run = walk(block);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+  });
 
   it('"Caching, safe edits and trusted documents" works when pasted: 304, then the edit under If-Match', () => {
     const [conditional] = shellBlocks('Caching, safe edits and trusted documents');

@@ -104,8 +104,24 @@ async function checkCapacityCovers(tx: EntityManager, eventId: string, capacity:
 
 const noSuchEvent = (eventId: string) => notFound(`There is no special event ${eventId}`);
 
-const changedSinceRead = () =>
-  preconditionFailed('The event has changed since you read it (its version is not the one in If-Match)');
+/** The listed event, locked for the transaction, if `ifMatch` lets a change of it go ahead. */
+async function lockForChange(
+  tx: EntityManager,
+  eventId: string,
+  ifMatch: string | null | undefined,
+): Promise<SpecialEvent> {
+  const event = await tx.findOne(
+    SpecialEvent,
+    { id: eventId, deletedAt: null },
+    { lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
+  if (!event) throw noSuchEvent(eventId);
+  if (!ifMatchAllows(ifMatch, event.version))
+    throw preconditionFailed(
+      'The event has changed since you read it (its version is not the one in If-Match)',
+    );
+  return event;
+}
 
 /**
  * Changes some fields of a listed event. The event row is locked for the transaction, so concurrent
@@ -121,13 +137,7 @@ export async function updateEvent(
 ): Promise<EventView> {
   return retryOnDeadlock(() =>
     em.transactional(async (tx) => {
-      const event = await tx.findOne(
-        SpecialEvent,
-        { id: eventId, deletedAt: null },
-        { lockMode: LockMode.PESSIMISTIC_WRITE },
-      );
-      if (!event) throw noSuchEvent(eventId);
-      if (!ifMatchAllows(ifMatch, event.version)) throw changedSinceRead();
+      const event = await lockForChange(tx, eventId, ifMatch);
       event.version += 1;
       if (changes.name !== undefined) event.name = changes.name;
       if (changes.location !== undefined) event.location = changes.location;
@@ -165,15 +175,7 @@ export async function deleteEvent(
 ): Promise<boolean> {
   return retryOnDeadlock(() =>
     em.transactional(async (tx) => {
-      if (ifMatch != null) {
-        const event = await tx.findOne(
-          SpecialEvent,
-          { id: eventId, deletedAt: null },
-          { lockMode: LockMode.PESSIMISTIC_WRITE },
-        );
-        if (!event) throw noSuchEvent(eventId);
-        if (!ifMatchAllows(ifMatch, event.version)) throw changedSinceRead();
-      }
+      if (ifMatch != null) await lockForChange(tx, eventId, ifMatch);
       // One statement: of two concurrent deletes, the second finds the row already deleted and answers 404.
       const deleted = await tx.nativeUpdate(
         SpecialEvent,
