@@ -4,7 +4,7 @@
 // Then the account commands run on the database that start left behind. The PostgreSQL examples are left to
 // the tests that run on PostgreSQL.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,4 +135,34 @@ describe('the README, walked in a clean directory', () => {
     expect(run.stdout).toMatch(/^admin\tstaff$/m);
     expect(run.stdout).toMatch(/^unlocked ana/m);
   }, 120_000);
+});
+
+describe("the README's layout", () => {
+  const layout = readme.slice(
+    readme.indexOf('```\nsrc/\n'),
+    readme.indexOf('\ntest/ ', readme.indexOf('```\nsrc/\n')),
+  );
+  const sources = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'src'], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter((file) => file !== '' && !file.includes('/migrations/'))
+    .filter((file) => existsSync(join(root, file)));
+
+  it('names every source file', () => {
+    const named = (file: string) => {
+      const base = file.split('/').at(-1)!;
+      // The domain folders' <x>.entity.ts, <x>.rules.ts, <x>.service.ts and <x>.graphql.ts.
+      const pattern = base.replace(/^[a-z]+(?=\.(entity|rules|service|graphql)\.ts$)/, '<x>');
+      return layout.includes(base) || layout.includes(pattern);
+    };
+    expect(sources.filter((file) => !named(file))).toEqual([]);
+  });
+
+  it('names no file that is not there', () => {
+    const names = new Set(sources.map((file) => file.split('/').at(-1)!));
+    const mentioned = [...layout.matchAll(/(?<![\w>.-])([a-z][a-z.-]*\.(?:ts|mjs))\b/g)].map((match) => match[1]!);
+    expect(mentioned.filter((name) => !names.has(name))).toEqual([]);
+  });
 });
