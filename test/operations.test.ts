@@ -2,7 +2,9 @@
 // X-Request-Id on every answer.
 // @ts-expect-error: the parser ships no types; its result is typed as Family[] below.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Timings } from '../src/http/timings.ts';
 import { basic, STAFF, startMuseum, type TestMuseum } from './support/museum.ts';
 import { logLines, type RunningServer, spawnServerFor } from './support/server.ts';
 
@@ -137,5 +139,30 @@ describe('request ids and log lines, over HTTP', () => {
     const log = server.stderr();
     expect(log).not.toContain(STAFF.password);
     expect(log).not.toContain(staff.slice(6));
+  });
+});
+
+describe('Timings (the request and operation metrics)', () => {
+  it('writes cumulative buckets, +Inf, sum and count per label set, as the Prometheus format says', async () => {
+    const registry = new Registry();
+    const timings = new Timings(
+      registry,
+      { counter: 'things_total', counterHelp: 'Things.', histogram: 'thing_seconds', histogramHelp: 'Time.' },
+      [0.1, 1],
+    );
+    for (const seconds of [0.05, 0.1, 0.5, 2]) timings.record('a', () => ({ kind: 'a' }), seconds);
+    timings.record('b', () => ({ kind: 'b' }), 0.2);
+    const text = await registry.metrics();
+    expect(text).toContain('# TYPE things_total counter\nthings_total{kind="a"} 4\nthings_total{kind="b"} 1');
+    expect(text).toContain(
+      [
+        'thing_seconds_bucket{kind="a",le="0.1"} 2',
+        'thing_seconds_bucket{kind="a",le="1"} 3',
+        'thing_seconds_bucket{kind="a",le="+Inf"} 4',
+        'thing_seconds_sum{kind="a"} 2.65',
+        'thing_seconds_count{kind="a"} 4',
+        'thing_seconds_bucket{kind="b",le="0.1"} 0',
+      ].join('\n'),
+    );
   });
 });

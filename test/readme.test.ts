@@ -162,7 +162,9 @@ describe("the README's layout", () => {
 
   it('names no file that is not there', () => {
     const names = new Set(sources.map((file) => file.split('/').at(-1)!));
-    const mentioned = [...layout.matchAll(/(?<![\w>.-])([a-z][a-z.-]*\.(?:ts|mjs))\b/g)].map((match) => match[1]!);
+    const mentioned = [...layout.matchAll(/(?<![\w>.-])([a-z][a-z.-]*\.(?:ts|mjs))\b/g)].map(
+      (match) => match[1]!,
+    );
     expect(mentioned.filter((name) => !names.has(name))).toEqual([]);
   });
 });

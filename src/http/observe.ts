@@ -3,8 +3,9 @@ import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Pool } from 'pg';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Database } from '../db/database.ts';
+import { Timings } from './timings.ts';
 
 /** What one request leaves for its log line and metrics, filled in as it goes. */
 export interface Observation {
@@ -43,32 +44,26 @@ export interface Metrics {
 export function createMetrics(db: Database): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route template and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
-  const requestDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from a request to the end of its answer, by method, route template and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
-  const operations = new Counter({
-    name: 'graphql_operations_total',
-    help: 'GraphQL operations executed (REST routes included), by operation name and type.',
-    labelNames: ['operation_name', 'operation_type'] as const,
-    registers: [registry],
-  });
-  const operationDuration = new Histogram({
-    name: 'graphql_operation_duration_seconds',
-    help: 'Execution time of GraphQL operations, by operation name and type.',
-    labelNames: ['operation_name', 'operation_type'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
+  const requests = new Timings(
+    registry,
+    {
+      counter: 'http_requests_total',
+      counterHelp: 'HTTP requests answered, by method, route template and status.',
+      histogram: 'http_request_duration_seconds',
+      histogramHelp: 'Time from a request to the end of its answer, by method, route template and status.',
+    },
+    DURATION_BUCKETS,
+  );
+  const operations = new Timings(
+    registry,
+    {
+      counter: 'graphql_operations_total',
+      counterHelp: 'GraphQL operations executed (REST routes included), by operation name and type.',
+      histogram: 'graphql_operation_duration_seconds',
+      histogramHelp: 'Execution time of GraphQL operations, by operation name and type.',
+    },
+    DURATION_BUCKETS,
+  );
 
   let pool: Pool | undefined;
   (db.orm.em.getConnection() as PostgreSqlConnection)
@@ -107,62 +102,37 @@ export function createMetrics(db: Database): Metrics {
     return name;
   };
 
-  // Each label set's counter and histogram children, bound once: recording then neither hashes the labels
-  // nor allocates. The sets are bounded: routes are templates, statuses and operation names are capped.
-  type Recorder = (seconds: number) => void;
-  const recorders = new Map<string, Recorder>();
-  const recorderOf = (
-    key: string,
-    counter: Counter<string>,
-    histogram: Histogram<string>,
-    labels: Record<string, string>,
-  ): Recorder => {
-    let record = recorders.get(key);
-    if (!record) {
-      const count = counter.labels(labels);
-      const time = histogram.labels(labels);
-      record = (seconds) => {
-        count.inc();
-        time.observe(seconds);
-      };
-      recorders.set(key, record);
-    }
-    return record;
-  };
-
   return {
     registry,
+    // The label sets are bounded: routes are templates, methods node's, statuses and operation names capped.
     request(method, route, status, seconds) {
-      recorderOf(`request ${method} ${route} ${status}`, requests, requestDuration, {
-        method,
-        route,
-        status: String(status),
-      })(seconds);
+      requests.record(
+        `${method} ${route} ${status}`,
+        () => ({ method, route, status: String(status) }),
+        seconds,
+      );
     },
     operation(name, type, seconds) {
       const operationName = labelOf(name);
-      recorderOf(`operation ${operationName} ${type}`, operations, operationDuration, {
-        operation_name: operationName,
-        operation_type: type,
-      })(seconds);
+      operations.record(
+        `${operationName} ${type}`,
+        () => ({ operation_name: operationName, operation_type: type }),
+        seconds,
+      );
     },
     plugin: () => ({
       onExecute({ args }) {
         const started = performance.now();
         const operation = getOperationAST(args.document, args.operationName);
-        const labels = {
-          operation_name: labelOf(operation?.name?.value),
-          operation_type: operation?.operation ?? 'unknown',
-        };
-        const record = recorderOf(
-          `operation ${labels.operation_name} ${labels.operation_type}`,
-          operations,
-          operationDuration,
-          labels,
-        );
+        const operationName = labelOf(operation?.name?.value);
+        const type = operation?.operation ?? 'unknown';
         return {
           onExecuteDone() {
-            record((performance.now() - started) / 1000);
+            operations.record(
+              `${operationName} ${type}`,
+              () => ({ operation_name: operationName, operation_type: type }),
+              (performance.now() - started) / 1000,
+            );
           },
         };
       },
