@@ -10,7 +10,11 @@ import { prepareDatabase } from './db/prepare.ts';
 import { clientKind, createErrorMask, describe } from './graphql/errors.ts';
 import { schema } from './graphql/schema.ts';
 import { clientAddress } from './http/client-address.ts';
-import { type CompiledGraphQL, createCompiledGraphQL } from './http/compiled-graphql.ts';
+import {
+  type CompiledGraphQL,
+  createCompiledGraphQL,
+  createCompiledRunner,
+} from './http/compiled-graphql.ts';
 import { createFront, type Front, type ServerContext } from './http/front.ts';
 import { createMetrics, type Metrics } from './http/observe.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -49,25 +53,22 @@ const isDocsPath = (pathname: string) =>
 /** The whole HTTP application over its dependencies; it never listens (server.ts does). */
 export function createApp(deps: AppDeps, options: { isDraining?: () => boolean } = {}): App {
   const metrics = deps.config.metrics ? createMetrics(deps.db) : undefined;
-  const context = (request: RestRequest) => createRequestContext(deps, request.header, request.address);
-  const onOperation = metrics
-    ? (name: string | undefined, seconds: number) => metrics.operation(name, 'query', seconds)
-    : undefined;
+  // Compiled queries run outside envelop (REST reads, the GraphQL lane) with the same context, deadline
+  // and metrics.
+  const runner = createCompiledRunner({
+    context: (request) => createRequestContext(deps, request.header, request.address),
+    timeoutMs: deps.config.operationTimeoutMs,
+    onOperation: metrics ? (name, seconds) => metrics.operation(name, 'query', seconds) : undefined,
+  });
   const compiledGraphQL = createCompiledGraphQL({
-    context,
+    runner,
     // With trusted documents only, a visitor's query must go through yoga, which checks it is one.
     admits: (operation, contextValue) =>
       gateRefusal(schema, operation, contextValue) === null &&
       (!deps.config.trustedDocumentsOnly || contextValue.principal?.role === 'staff'),
-    timeoutMs: deps.config.operationTimeoutMs,
-    onOperation,
   });
   const yoga = createGraphQLServer(deps, metrics, compiledGraphQL);
-  const rest = createRestHandler(yoga, routes, deps.logger, {
-    context,
-    timeoutMs: deps.config.operationTimeoutMs,
-    onOperation,
-  });
+  const rest = createRestHandler(yoga, routes, deps.logger, runner);
   const front = createFront({
     yoga,
     graphqlEndpoint: GRAPHQL_ENDPOINT,

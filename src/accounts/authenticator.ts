@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { decoyHash, verifyPassword } from './passwords.ts';
-import { type LoginPolicy, type LoginThrottler, throttleKeys } from './throttling.ts';
+import { LOGIN_POLICIES, type LoginPolicy, type LoginThrottler, throttleKeys } from './throttling.ts';
 
 export type Role = 'visitor' | 'staff';
 
@@ -67,7 +67,10 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   // Keyed by a digest of the decoded credentials (never the password in clear), so every spelling of
   // one Basic header (`basic`, extra spaces) finds the same entry.
   const cache = new Map<string, CacheEntry & { name: string }>();
-  const gate = createCheckGate(options.maxConcurrentChecks ?? 4, options.maxPendingChecksPerAddress ?? 8);
+  const gate = createCheckGate(
+    options.maxConcurrentChecks ?? 4,
+    options.maxPendingChecksPerAddress ?? LOGIN_POLICIES['login-checks'].quota,
+  );
 
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 

@@ -1,5 +1,13 @@
 // Entity tags (RFC 9110 §8.8.3) of resources that carry a version, and the If-Match rule that guards a change.
 
+/** The entity tags of an `If-Match` or `If-None-Match` value (`*` stays `*`), as written. */
+export function tagsOf(header: string): string[] {
+  return header
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== '');
+}
+
 /** The entity tag of a version: the opaque tag `v3`, sent quoted as `ETag: "v3"`. */
 export const versionTag = (version: number) => `v${version}`;
 
@@ -11,8 +19,5 @@ export const versionTag = (version: number) => `v${version}`;
 export function ifMatchAllows(ifMatch: string | null | undefined, version: number): boolean {
   if (ifMatch === null || ifMatch === undefined) return true;
   const current = versionTag(version);
-  return ifMatch
-    .split(',')
-    .map((tag) => tag.trim())
-    .some((tag) => tag === '*' || tag === `"${current}"` || tag === current);
+  return tagsOf(ifMatch).some((tag) => tag === '*' || tag === `"${current}"` || tag === current);
 }

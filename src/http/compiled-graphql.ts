@@ -1,6 +1,6 @@
-import type { OperationDefinitionNode } from 'graphql';
+import type { ExecutionResult, OperationDefinitionNode } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
-import { withDeadline } from '../common/deadline.ts';
+import { TOOK_TOO_LONG, withDeadline } from '../common/deadline.ts';
 import { ERROR_KINDS } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
 import type { RestRequest, RestResponse } from '../rest/adapter.ts';
@@ -21,12 +21,46 @@ interface PlainRequest {
   variables: Record<string, unknown>;
 }
 
-export interface CompiledGraphQLOptions {
+/** How a compiled query runs outside envelop — REST reads and the lane alike. */
+export interface CompiledRunner {
+  /** The request's context (its credentials checked), its account noted for the log line. */
   context(request: RestRequest): Promise<RequestContext>;
-  /** The caller's verdict, as the auth gate gives it: true to go ahead. */
-  admits(operation: OperationDefinitionNode, context: RequestContext): boolean;
+  /** Runs the query within the operation deadline and counts it in the metrics; null when time ran out. */
+  execute(
+    query: CompiledQuery,
+    operationName: string | undefined,
+    context: RequestContext,
+    variables: Record<string, unknown>,
+  ): Promise<ExecutionResult | null>;
+}
+
+export function createCompiledRunner(options: {
+  context(request: RestRequest): Promise<RequestContext>;
   timeoutMs: number;
   onOperation?(operationName: string | undefined, seconds: number): void;
+}): CompiledRunner {
+  return {
+    async context(request) {
+      const context = await options.context(request);
+      request.observation.account = context.principal?.name;
+      return context;
+    },
+    async execute(query, operationName, context, variables) {
+      const started = performance.now();
+      const result = await withDeadline(
+        Promise.resolve(query.query(undefined, context, variables)),
+        options.timeoutMs,
+      );
+      if (result !== null) options.onOperation?.(operationName, (performance.now() - started) / 1000);
+      return result;
+    },
+  };
+}
+
+export interface CompiledGraphQLOptions {
+  runner: CompiledRunner;
+  /** The caller's verdict, as the auth gate gives it: true to go ahead. */
+  admits(operation: OperationDefinitionNode, context: RequestContext): boolean;
 }
 
 /** The compiled lane's answer, or yoga's turn (with the context already made, so nothing runs twice). */
@@ -76,27 +110,20 @@ export function createCompiledGraphQL(options: CompiledGraphQLOptions): Compiled
       if (!mediaType) return {};
       const found = plain(body);
       if (!found) return {};
-      const context = await options.context(request);
-      request.observation.account = context.principal?.name;
+      const context = await options.runner.context(request);
       const { query, operation } = found.known;
       if (!options.admits(operation, context)) return { context };
-      const started = performance.now();
-      const result = await withDeadline(
-        Promise.resolve(query.query(undefined, context, found.variables)),
-        options.timeoutMs,
-      );
+      const result = await options.runner.execute(query, operation.name?.value, context, found.variables);
       if (result === null) {
         const { code, status } = ERROR_KINDS.unavailable;
-        const message = 'The request took too long; try again shortly';
         return {
           answer: {
             status,
             headers: { 'Content-Type': mediaType, 'Cache-Control': 'no-store', 'Retry-After': '5' },
-            body: JSON.stringify({ errors: [{ message, extensions: { code } }] }),
+            body: JSON.stringify({ errors: [{ message: TOOK_TOO_LONG, extensions: { code } }] }),
           },
         };
       }
-      options.onOperation?.(operation.name?.value, (performance.now() - started) / 1000);
       if (result.errors?.length) return { context };
       // As yoga answers a POST (src/plugins/use-query-validators.ts): nobody keeps it.
       const headers = { 'Content-Type': mediaType, 'Cache-Control': 'no-store' };

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { tagsOf } from '../common/entity-tags.ts';
 
 /**
  * A strong entity tag derived from a representation: a digest of its bytes, and of what else it says
@@ -10,14 +11,6 @@ export function entityTag(content: string | Uint8Array, extra = ''): string {
       ? content
       : `${typeof content === 'string' ? content : Buffer.from(content).toString('latin1')}\u0000${extra}`;
   return `"${hash('sha1', digested, 'base64url')}"`;
-}
-
-/** The entity tags of an `If-None-Match` or `If-Match` header (`*` stays `*`), as written. */
-function tagsOf(header: string): string[] {
-  return header
-    .split(',')
-    .map((tag) => tag.trim())
-    .filter((tag) => tag !== '');
 }
 
 const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);

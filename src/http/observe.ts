@@ -102,6 +102,15 @@ export function createMetrics(db: Database): Metrics {
     return name;
   };
 
+  const recordOperation = (name: string | undefined, type: string, seconds: number) => {
+    const operationName = labelOf(name);
+    operations.record(
+      `${operationName} ${type}`,
+      () => ({ operation_name: operationName, operation_type: type }),
+      seconds,
+    );
+  };
+
   return {
     registry,
     // The label sets are bounded: routes are templates, methods node's, statuses and operation names capped.
@@ -112,27 +121,15 @@ export function createMetrics(db: Database): Metrics {
         seconds,
       );
     },
-    operation(name, type, seconds) {
-      const operationName = labelOf(name);
-      operations.record(
-        `${operationName} ${type}`,
-        () => ({ operation_name: operationName, operation_type: type }),
-        seconds,
-      );
-    },
+    operation: recordOperation,
     plugin: () => ({
       onExecute({ args }) {
         const started = performance.now();
         const operation = getOperationAST(args.document, args.operationName);
-        const operationName = labelOf(operation?.name?.value);
         const type = operation?.operation ?? 'unknown';
         return {
           onExecuteDone() {
-            operations.record(
-              `${operationName} ${type}`,
-              () => ({ operation_name: operationName, operation_type: type }),
-              (performance.now() - started) / 1000,
-            );
+            recordOperation(operation?.name?.value, type, (performance.now() - started) / 1000);
           },
         };
       },

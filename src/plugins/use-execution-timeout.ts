@@ -1,4 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
+import { TOOK_TOO_LONG } from '../common/deadline.ts';
 import { clientError } from '../graphql/errors.ts';
 
 /**
@@ -7,7 +8,7 @@ import { clientError } from '../graphql/errors.ts';
  */
 export function useExecutionTimeout(timeoutMs: number): Plugin {
   const timedOut = () => {
-    const error = clientError('unavailable', 'The request took too long; try again shortly');
+    const error = clientError('unavailable', TOOK_TOO_LONG);
     Object.assign(error.extensions, { http: { status: 503, headers: { 'Retry-After': '5' } } });
     return { errors: [error] };
   };

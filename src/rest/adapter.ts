@@ -9,11 +9,12 @@ import {
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { withDeadline } from '../common/deadline.ts';
+import { TOOK_TOO_LONG } from '../common/deadline.ts';
 import { type ErrorKind, type FieldIssue, kindOfCode } from '../common/errors.ts';
 import { PAGING_RULES, pageOf } from '../common/pagination.ts';
 import type { RequestContext } from '../context.ts';
 import { isDatabaseUnreachable } from '../graphql/errors.ts';
+import type { CompiledRunner } from '../http/compiled-graphql.ts';
 import { entityTag, noneMatch } from '../http/conditional.ts';
 import { parseJsonBody } from '../http/json-body.ts';
 import type { Observation } from '../http/observe.ts';
@@ -192,13 +193,6 @@ function problemFromErrors(errors: readonly GraphQLError[], logger: Logger): Res
 const allowedMethods = (methods: string[]) =>
   [...new Set([...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])].sort().join(', ');
 
-/** How reads run compiled (graphql-jit) rather than through envelop: their context, deadline and metrics. */
-export interface CompiledReads {
-  context(request: RestRequest): Promise<RequestContext>;
-  timeoutMs: number;
-  onOperation?(operationName: string | undefined, seconds: number): void;
-}
-
 export interface RestHandler {
   /** True when the path belongs to the route table (whatever the method). */
   owns(pathname: string): boolean;
@@ -216,7 +210,7 @@ export function createRestHandler(
   yoga: YogaServerInstance<Record<string, unknown>, RequestContext>,
   routes: Route[],
   logger: Logger,
-  compiledReads?: CompiledReads,
+  compiledReads?: CompiledRunner,
 ): RestHandler {
   const { schema } = yoga.getEnveloped();
   const compiled = compileRoutes(schema, routes);
@@ -263,19 +257,10 @@ export function createRestHandler(
     if (jit) {
       const contextValue = await compiledReads!.context(request);
       prepared = contextValue;
-      request.observation.account = contextValue.principal?.name;
       const refused = gateRefusal(schema, route.operation, contextValue);
       if (refused) return problemFromErrors([refused], logger);
-      const started = performance.now();
-      const result = await withDeadline(
-        Promise.resolve(jit.query(undefined, contextValue, variables)),
-        compiledReads!.timeoutMs,
-      );
-      if (result === null)
-        return problem('unavailable', 'The request took too long; try again shortly', [], {
-          'Retry-After': '5',
-        });
-      compiledReads!.onOperation?.(route.operationId, (performance.now() - started) / 1000);
+      const result = await compiledReads!.execute(jit, route.operationId, contextValue, variables);
+      if (result === null) return problem('unavailable', TOOK_TOO_LONG, [], { 'Retry-After': '5' });
       // Any error is answered as the interpreted path answers it: a read can simply run again there.
       if (!result.errors?.length) return respond(request, route, variables, result, method);
     }
