@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { basic, STAFF, startMuseum, type TestMuseum, VISITOR } from './support/museum.ts';
+import { spawnServerFor } from './support/server.ts';
 
 const HOURS = 'query Hours($limit: Int) { museumHours(limit: $limit) { date timeOpen } }';
 const ME = 'query Me { me { name } }';
@@ -112,4 +113,32 @@ describe('trusted documents', () => {
       /MUSEUM_TRUSTED_DOCUMENTS_ONLY needs MUSEUM_TRUSTED_DOCUMENTS/,
     );
   });
+
+  it('over a real socket, a visitor cannot replay through the compiled lane a query staff ran', async () => {
+    const server = await spawnServerFor(museum, {
+      MUSEUM_TRUSTED_DOCUMENTS: manifest,
+      MUSEUM_TRUSTED_DOCUMENTS_ONLY: 'true',
+    });
+    try {
+      const send = (authorization: string, body: unknown) =>
+        fetch(`${server.url}/graphql`, {
+          method: 'POST',
+          headers: { authorization, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const staff = basic(STAFF.name, STAFF.password);
+      const created = await send(staff, {
+        query: 'mutation($input: CreateAccountInput!) { createAccount(input: $input) { name } }',
+        variables: { input: { name: 'walker', role: 'visitor', password: 'walker-password' } },
+      });
+      expect(created.status).toBe(200);
+      const own = { query: '{ museumHours(limit: 2) { date } }' };
+      for (let i = 0; i < 2; i++) expect((await send(staff, own)).status).toBe(200);
+      const visitor = await send(basic('walker', 'walker-password'), own);
+      expect(visitor.status).toBe(403);
+      expect((await visitor.json()).errors[0].extensions.code).toBe('FORBIDDEN');
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
 });
