@@ -9,6 +9,7 @@ import { DayHours, WeeklyHours } from './src/hours/hours.entity.ts';
 import { IdempotencyRecord } from './src/tickets/idempotency.entity.ts';
 import { Ticket } from './src/tickets/ticket.entity.ts';
 import { TicketSales } from './src/tickets/ticket-sales.entity.ts';
+import { WebhookDelivery, WebhookSubscription } from './src/webhooks/webhook.entity.ts';
 
 export type Connection =
   /** A Unix socket directory served by the embedded PGlite: it takes exactly one connection. */
@@ -40,6 +41,8 @@ export function ormConfig(connection: Connection) {
       TicketSales,
       IdempotencyRecord,
       LoginThrottle,
+      WebhookSubscription,
+      WebhookDelivery,
     ],
     extensions: [Migrator],
     migrations: {

@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { type AppDeps, createRequestContext, type RequestContext } from './context.ts';
 import { openDatabase } from './db/database.ts';
 import { prepareDatabase } from './db/prepare.ts';
+import { createEventFeed } from './events/event-feed.ts';
 import { clientKind, createErrorMask, describe } from './graphql/errors.ts';
 import { schema } from './graphql/schema.ts';
 import { clientAddress } from './http/client-address.ts';
@@ -33,6 +34,7 @@ import { createRestHandler, type RestRequest } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
 import { tracing } from './tracing.ts';
+import { createDispatcher } from './webhooks/dispatcher.ts';
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -160,6 +162,8 @@ function createGraphQLServer(
 export interface Museum {
   app: App;
   deps: AppDeps;
+  /** Ends the open `specialEventPublished` streams, so that a draining server has no request left waiting. */
+  endStreams(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -182,7 +186,22 @@ export async function openMuseum(
       throttle,
       audit: (message, fields) => logger.warn(message, fields),
     });
-    const deps: AppDeps = { config, db, clock, authenticator, logger, throttle };
+    const webhooks = config.webhooks.worker
+      ? createDispatcher({
+          sql: db.sql,
+          logger,
+          retrySchedule: config.webhooks.retrySchedule,
+          allowPrivate: config.webhooks.allowPrivate,
+          alone: db.kind === 'embedded',
+        })
+      : undefined;
+    const feed = createEventFeed({
+      db,
+      logger,
+      maxPerAccount: config.liveSubscriptionsPerAccount,
+      onQueued: () => webhooks?.wake(),
+    });
+    const deps: AppDeps = { config, db, clock, authenticator, logger, throttle, feed, webhooks };
     const purge = setInterval(() => {
       purgeExpiredKeys(db.fork()).catch((error) =>
         logger.warn('purging idempotency keys failed', { error: String(error) }),
@@ -195,8 +214,11 @@ export async function openMuseum(
     return {
       app: createApp(deps, options),
       deps,
+      endStreams: () => feed.close(),
       async close() {
         clearInterval(purge);
+        await feed.close();
+        await webhooks?.close();
         await db.close();
       },
     };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { loadTrustedDocuments, type TrustedDocuments } from './graphql/trusted-documents.ts';
 import { NO_PROXY, parseTrustedProxies, type TrustedProxies } from './http/client-address.ts';
+import { DEFAULT_RETRY_SCHEDULE } from './webhooks/webhooks.rules.ts';
 
 const ianaTimeZone = z.string().refine(
   (zone) => {
@@ -50,6 +51,15 @@ const trustedProxies = z.string().transform((value, context): TrustedProxies => 
   return parsed;
 });
 
+/** `5,300,1800`: seconds before each retry of a failed webhook delivery. */
+const retrySchedule = z
+  .string()
+  .transform((list) => list.split(',').map((item) => item.trim()))
+  .refine((items) => items.every((item) => /^\d+(\.\d+)?$/.test(item) && Number(item) <= 7 * 86_400), {
+    message: 'must be comma-separated seconds before each retry, such as 5,300,1800 (each at most 604800)',
+  })
+  .transform((items) => items.map(Number));
+
 /** Every setting of the service, read once from the environment at start-up. */
 export const configSchema = z.object({
   PORT: wholeNumber
@@ -80,6 +90,10 @@ export const configSchema = z.object({
   REQUEST_TIMEOUT_MS: upTo(600_000).default(15_000),
   MUSEUM_TRUSTED_DOCUMENTS: z.string().min(1).optional(),
   MUSEUM_TRUSTED_DOCUMENTS_ONLY: flag.default(false),
+  MUSEUM_WEBHOOK_RETRY_SCHEDULE: retrySchedule.optional(),
+  MUSEUM_WEBHOOK_ALLOW_PRIVATE: flag.default(false),
+  MUSEUM_WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
+  MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT: upTo(1_000).default(5),
 });
 
 export type EnvConfig = z.infer<typeof configSchema>;
@@ -118,6 +132,16 @@ export interface Config {
   trustedDocuments: TrustedDocuments | null;
   /** Visitors may run trusted documents only. */
   trustedDocumentsOnly: boolean;
+  webhooks: {
+    /** Seconds before each retry of a failed delivery; after the last, the delivery has failed. */
+    retrySchedule: readonly number[];
+    /** Subscriptions may point at http:// and private addresses (development and tests only). */
+    allowPrivate: boolean;
+    /** Whether this instance delivers (off: it only queues; another instance must deliver). */
+    worker: boolean;
+  };
+  /** Open `specialEventPublished` subscriptions one account may hold. */
+  liveSubscriptionsPerAccount: number;
 }
 
 export class ConfigError extends Error {}
@@ -189,5 +213,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     trustedDocuments,
     trustedDocumentsOnly: e.MUSEUM_TRUSTED_DOCUMENTS_ONLY,
+    webhooks: {
+      retrySchedule: e.MUSEUM_WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE,
+      allowPrivate: e.MUSEUM_WEBHOOK_ALLOW_PRIVATE,
+      worker: e.MUSEUM_WEBHOOK_WORKER === 'on',
+    },
+    liveSubscriptionsPerAccount: e.MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT,
   };
 }

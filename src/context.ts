@@ -3,8 +3,10 @@ import type { LoginThrottler } from './accounts/throttling.ts';
 import type { Clock } from './common/dates.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import type { EventFeed } from './events/event-feed.ts';
 import { isPageScript } from './http/edge-headers.ts';
 import type { Logger } from './logger.ts';
+import type { Dispatcher } from './webhooks/dispatcher.ts';
 
 /** What the app is built from; passed in, never imported as module state. */
 export interface AppDeps {
@@ -15,6 +17,10 @@ export interface AppDeps {
   logger: Logger;
   /** Failed-login counters shared through the database (absent: no throttling). */
   throttle?: LoginThrottler;
+  /** Events as their changes commit, for `specialEventPublished` (src/events/event-feed.ts). */
+  feed: EventFeed;
+  /** This instance's webhook worker (src/webhooks/dispatcher.ts); absent with MUSEUM_WEBHOOK_WORKER=off. */
+  webhooks?: Dispatcher;
 }
 
 /**

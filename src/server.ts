@@ -121,6 +121,7 @@ async function shutdown(signal: string) {
   if (draining) return;
   draining = true;
   logger.info('shutting down', { signal });
+  await museum.endStreams();
   server.close();
   server.closeIdleConnections();
   const force = setTimeout(() => server.closeAllConnections(), 10_000);

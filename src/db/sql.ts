@@ -27,7 +27,18 @@ export interface Queryable {
 export interface Sql extends Queryable {
   /** Runs `work` on one connection in a transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * LISTENs on `channel` on a connection of its own, kept until `stop` and replaced when it breaks (what
+   * was notified meanwhile is missed). PostgreSQL only: the embedded database is one session.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onBroken: (error: Error) => void): Listening;
 }
+
+export interface Listening {
+  stop(): Promise<void>;
+}
+
+const RELISTEN_MS = 1_000;
 
 // Statements with a parameterised LIMIT were re-planned on every run; a generic plan is planned once.
 // The embedded database is one session for every connection it ever takes: a new connection starts
@@ -73,7 +84,51 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error): S
       throw toDriverError(error);
     });
 
+  function listen(
+    channel: string,
+    onPayload: (payload: string) => void,
+    onBroken: (error: Error) => void,
+  ): Listening {
+    let client: PoolClient | undefined;
+    let stopped = false;
+    let retry: NodeJS.Timeout | undefined;
+    const broken = (error: Error) => {
+      if (stopped) return;
+      client?.release(error);
+      client = undefined;
+      onBroken(error);
+      retry = setTimeout(open, RELISTEN_MS);
+      retry.unref();
+    };
+    const open = async () => {
+      try {
+        const connected = await pool.connect();
+        client = connected;
+        connected.on('notification', (message) => {
+          if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+        });
+        connected.on('error', broken);
+        await connected.query(`listen "${channel}"`);
+        if (stopped) connected.release();
+      } catch (error) {
+        broken(error as Error);
+      }
+    };
+    void open();
+    return {
+      async stop() {
+        stopped = true;
+        clearTimeout(retry);
+        if (!client) return;
+        await client.query(`unlisten "${channel}"`).catch(() => {});
+        client.release();
+        client = undefined;
+      },
+    };
+  }
+
   return {
+    listen,
     // Not pool.query(): it closes the connection after any failed statement, a unique violation
     // included, and reconnecting costs a round trip (on the embedded database, a race with its one slot).
     async query(statement, values) {

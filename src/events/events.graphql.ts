@@ -175,7 +175,22 @@ builder.mutationField('createSpecialEvent', (t) =>
     description: 'Creates a special event (staff only).',
     authScopes: { staff: true },
     args: { input: t.arg({ type: CreateSpecialEventInput }) },
-    resolve: (_root, { input }, { deps }) => createEvent(deps.db.fork(), input),
+    resolve: async (_root, { input }, { deps }) => {
+      const event = await createEvent(deps.db.fork(), input);
+      deps.feed.committed(event);
+      return event;
+    },
+  }),
+);
+
+builder.subscriptionField('specialEventPublished', (t) =>
+  t.field({
+    type: SpecialEventType,
+    description:
+      'Each special event as it is created or changed, on any instance of the service, for as long as the subscription is open (server-sent events: POST or GET /graphql with `Accept: text/event-stream`). An account may hold a few at once; one more is TOO_MANY_REQUESTS.',
+    authScopes: { authenticated: true },
+    subscribe: (_root, _args, { deps, principal }) => deps.feed.subscribe(principal!.name),
+    resolve: (event) => event,
   }),
 );
 
@@ -194,8 +209,11 @@ builder.mutationFields((t) => ({
       ifMatch: t.arg.string({ required: false, description: IF_MATCH_DESCRIPTION }),
     },
     // The validation plugin has checked input against eventChangesSchema: no field is null.
-    resolve: (_root, { eventId, input, ifMatch }, { deps }) =>
-      updateEvent(deps.db.fork(), eventId, input as EventChanges, ifMatch),
+    resolve: async (_root, { eventId, input, ifMatch }, { deps }) => {
+      const event = await updateEvent(deps.db.fork(), eventId, input as EventChanges, ifMatch);
+      deps.feed.committed(event);
+      return event;
+    },
   }),
   deleteSpecialEvent: t.boolean({
     description:

@@ -6,6 +6,7 @@ import { conflict, invalidField, notFound, preconditionFailed } from '../common/
 import { offsetOf, type Page } from '../common/pagination.ts';
 import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, statement } from '../db/sql.ts';
+import { queueEventMessages } from '../webhooks/webhooks.service.ts';
 import { EventDate, SpecialEvent } from './event.entity.ts';
 import { DEFAULT_EVENT_RANGE_DAYS, type EventChanges, type EventFields } from './events.rules.ts';
 
@@ -45,6 +46,7 @@ export function dateRows(em: EntityManager, event: SpecialEvent, dates: readonly
   );
 }
 
+/** Creates an event; its webhook messages are queued and its announcement sent as it commits. */
 export async function createEvent(em: EntityManager, fields: EventFields): Promise<EventView> {
   return retryOnDeadlock(() =>
     em.transactional(async (tx) => {
@@ -57,7 +59,9 @@ export async function createEvent(em: EntityManager, fields: EventFields): Promi
       });
       event.dates.set(dateRows(tx, event, fields.dates));
       await tx.flush();
-      return toEventView(event);
+      const view = toEventView(event);
+      await queueEventMessages(tx, view);
+      return view;
     }),
   );
 }
@@ -159,7 +163,9 @@ export async function updateEvent(
         { id: eventId },
         { populate: ['dates'], refresh: true },
       );
-      return toEventView(changed);
+      const view = toEventView(changed);
+      await queueEventMessages(tx, view);
+      return view;
     }),
   );
 }

@@ -14,6 +14,7 @@ export const builder = new SchemaBuilder<{
     LocalTime: { Input: string; Output: string };
     UUID: { Input: string; Output: string };
     EmailAddress: { Input: string; Output: string };
+    DateTime: { Input: string; Output: string };
   };
   DefaultInputFieldRequiredness: true;
   DefaultFieldNullability: false;

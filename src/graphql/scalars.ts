@@ -8,12 +8,14 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 const EMAIL_PATTERN =
   /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
 
+const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+
 export const isUuid = (value: string) => UUID_PATTERN.test(value);
 export const isEmailAddress = (value: string) => value.length <= 254 && EMAIL_PATTERN.test(value);
 
 /** A string scalar whose values must pass `accepts`; errors are BAD_USER_INPUT, as are zod's. */
 function stringScalar(
-  name: 'Date' | 'LocalTime' | 'UUID' | 'EmailAddress',
+  name: 'Date' | 'LocalTime' | 'UUID' | 'EmailAddress' | 'DateTime',
   description: string,
   accepts: (v: string) => boolean,
   expected: string,
@@ -53,4 +55,10 @@ stringScalar(
   'An e-mail address of at most 254 characters.',
   isEmailAddress,
   'a valid e-mail address of at most 254 characters',
+);
+stringScalar(
+  'DateTime',
+  'An instant, RFC 3339 in UTC: `2030-10-29T08:30:00.000Z`.',
+  (value) => RFC3339_UTC.test(value) && !Number.isNaN(Date.parse(value)),
+  'an RFC 3339 date-time in UTC such as 2030-10-29T08:30:00.000Z',
 );

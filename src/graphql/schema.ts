@@ -5,9 +5,13 @@ import '../hours/hours.graphql.ts';
 import '../events/events.graphql.ts';
 import '../tickets/tickets.graphql.ts';
 import '../accounts/accounts.graphql.ts';
+import '../webhooks/webhooks.graphql.ts';
 
 builder.queryType({ description: 'Every field needs HTTP Basic credentials of an account.' });
 builder.mutationType({ description: 'Every field needs HTTP Basic credentials; some need the staff role.' });
+builder.subscriptionType({
+  description: 'Server-sent events (`Accept: text/event-stream`); every field needs HTTP Basic credentials.',
+});
 
 export const schema = builder.toSchema();
 

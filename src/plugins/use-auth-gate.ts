@@ -1,4 +1,5 @@
 import {
+  type DocumentNode,
   type GraphQLError,
   type GraphQLObjectType,
   type GraphQLSchema,
@@ -57,13 +58,20 @@ function judge(
  * logins gets 429 with Retry-After, whatever it asks.
  */
 export function useAuthGate(): Plugin<RequestContext> {
+  const refusalOf = (args: {
+    schema: GraphQLSchema;
+    document: DocumentNode;
+    operationName?: string | null;
+    contextValue: RequestContext;
+  }) =>
+    gateRefusal(args.schema, getOperationAST(args.document, args.operationName) ?? null, args.contextValue);
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const refused = gateRefusal(
-        args.schema,
-        getOperationAST(args.document, args.operationName) ?? null,
-        args.contextValue,
-      );
+      const refused = refusalOf(args);
+      if (refused) setResultAndStopExecution({ errors: [refused] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const refused = refusalOf(args);
       if (refused) setResultAndStopExecution({ errors: [refused] });
     },
   };

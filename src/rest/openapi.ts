@@ -63,6 +63,7 @@ const TAGS: Record<string, string> = {
   Operations: 'Operational information about the museum.',
   Events: 'Special events hosted by the museum.',
   Tickets: 'Museum tickets for general entrance or special events.',
+  Webhooks: 'Partners told of new and changed special events instead of polling (staff only).',
 };
 
 /** The tag of a row that names none, by its first path segment. */
@@ -70,6 +71,7 @@ const TAG_BY_PATH: Record<string, string> = {
   'museum-hours': 'Operations',
   'special-events': 'Events',
   tickets: 'Tickets',
+  'webhook-subscriptions': 'Webhooks',
 };
 
 /** The reference's shared parameters, by the variable they set. Their schemas come from the rules. */
@@ -92,6 +94,11 @@ const PARAMETERS: Record<string, { component: string; description: string; examp
     description: 'Identifier for a special event.',
     example: 'dad4bce8-f5cb-4078-a211-995864315e39',
   },
+  subscriptionId: {
+    component: 'WebhookSubscriptionId',
+    description: 'Identifier for a webhook subscription.',
+    example: '5f1c2b0e-8d4a-4f7e-9a51-0c3e7b2d9f64',
+  },
   ticketId: {
     component: 'TicketId',
     description: 'Identifier for a ticket to a museum event.',
@@ -108,6 +115,7 @@ const SCALARS: Record<string, Json> = {
   LocalTime: { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'HH:MM, 24-hour clock.' },
   UUID: { type: 'string', format: 'uuid' },
   EmailAddress: { type: 'string', format: 'email', maxLength: 254 },
+  DateTime: { type: 'string', format: 'date-time' },
   String: { type: 'string' },
   ID: { type: 'string' },
   Int: { type: 'integer', format: 'int32' },
@@ -270,6 +278,49 @@ const EXTRA_PROBLEMS: Record<string, ErrorKind[]> = {
   buyMuseumTickets: ['conflict', 'unprocessable'],
   updateSpecialEvent: ['preconditionFailed'],
   deleteSpecialEvent: ['preconditionFailed'],
+  createWebhookSubscription: ['conflict'],
+};
+
+/** A header of every webhook message, as Standard Webhooks define it. */
+const webhookHeader = (name: string, description: string, example: string) => ({
+  name,
+  in: 'header',
+  required: true,
+  description,
+  schema: { type: 'string' },
+  example,
+});
+
+/**
+ * The reference's `publishNewEvent`: what the museum POSTs to each webhook subscription (src/webhooks), with
+ * the signature headers the reference leaves unsaid.
+ */
+const PUBLISH_NEW_EVENT = {
+  post: {
+    summary: 'New special event added',
+    description:
+      'Publish details of a new or updated event: the event exactly as `GET /special-events/{eventId}` answers it, POSTed to every webhook subscription and signed as [Standard Webhooks](https://www.standardwebhooks.com) define. Any 2xx within 10 s is delivered; anything else is retried with backoff (`MUSEUM_WEBHOOK_RETRY_SCHEDULE`), with the same `webhook-id`: delivery is at least once, so dedupe by it.',
+    operationId: 'publishNewEvent',
+    tags: ['Events'],
+    security: [],
+    parameters: [
+      webhookHeader(
+        'webhook-id',
+        'The message: the same on every attempt.',
+        'msg_6c1f7a4e-2f0b-4c8e-9d3a-5b7e1f2a9c40',
+      ),
+      webhookHeader('webhook-timestamp', 'Unix seconds when this attempt was signed.', '1919510400'),
+      webhookHeader(
+        'webhook-signature',
+        '`v1,` and the base64 HMAC-SHA256, keyed with the subscription secret, of `{webhook-id}.{webhook-timestamp}.{body}`.',
+        'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+      ),
+    ],
+    requestBody: {
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/SpecialEvent' } } },
+    },
+    responses: { '202': { description: 'Data accepted.' } },
+  },
 };
 
 const problemSchema = z
@@ -788,6 +839,7 @@ export function buildOpenApiDocument(
     security: [{ [OPENAPI_SECURITY_SCHEME]: [] }],
     tags: [...usedTags].map((name) => ({ name, ...(TAGS[name] ? { description: TAGS[name] } : {}) })),
     paths,
+    webhooks: { publishNewEvent: PUBLISH_NEW_EVENT },
     components: Object.fromEntries(
       Object.entries(components).filter(([, section]) => Object.keys(section).length > 0),
     ),

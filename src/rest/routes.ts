@@ -3,6 +3,9 @@
 // root field's value into the response. Nothing else happens here: rules live in the domain folders.
 
 const SPECIAL_EVENT_FIELDS = 'eventId name location eventDescription dates price capacity';
+const WEBHOOK_SUBSCRIPTION_FIELDS = 'id url description createdAt';
+const WEBHOOK_DELIVERY_FIELDS =
+  'id webhookId eventId status attempts lastResponseStatus nextAttemptAt createdAt deliveredAt';
 const CONFIRMATION_FIELDS = 'message ticketId ticketType ticketDate confirmationCode eventId eventName';
 
 export type ParameterType = 'string' | 'int';
@@ -196,5 +199,73 @@ export const routes: Route[] = [
         return new Uint8Array(await ticketCodePng(String(ticket.confirmationCode)));
       },
     },
+  },
+  {
+    operationId: 'createWebhookSubscription',
+    summary: 'Subscribe to event webhooks',
+    description:
+      'Subscribes an endpoint to `publishNewEvent` (staff only): every special event created or changed is POSTed to `url`, signed as [Standard Webhooks](https://www.standardwebhooks.com) define, with the `secret` answered here and never again. The URL must be https:// and its host resolve to public addresses only (no loopback, private, link-local or metadata address).',
+    tags: ['Webhooks'],
+    method: 'POST',
+    path: '/webhook-subscriptions',
+    body: true,
+    document: `mutation createWebhookSubscription($input: CreateWebhookSubscriptionInput!) {
+      createWebhookSubscription(input: $input) { ${WEBHOOK_SUBSCRIPTION_FIELDS} secret } }`,
+    status: 201,
+    location: (subscription) => `/webhook-subscriptions/${subscription.id}`,
+  },
+  {
+    operationId: 'listWebhookSubscriptions',
+    summary: 'List webhook subscriptions',
+    description: 'The webhook subscriptions, oldest first (staff only).',
+    tags: ['Webhooks'],
+    method: 'GET',
+    path: '/webhook-subscriptions',
+    query: page,
+    document: `query listWebhookSubscriptions($page: Int, $limit: Int) {
+      webhookSubscriptions(page: $page, limit: $limit) { items { ${WEBHOOK_SUBSCRIPTION_FIELDS} } total } }`,
+    status: 200,
+    paged: 'items',
+  },
+  {
+    operationId: 'getWebhookSubscription',
+    summary: 'Get a webhook subscription',
+    description: 'One webhook subscription, without its secret (staff only).',
+    tags: ['Webhooks'],
+    method: 'GET',
+    path: '/webhook-subscriptions/:subscriptionId',
+    document: `query getWebhookSubscription($subscriptionId: UUID!) {
+      webhookSubscription(id: $subscriptionId) { ${WEBHOOK_SUBSCRIPTION_FIELDS} } }`,
+    status: 200,
+    notFound: 'There is no webhook subscription with that subscriptionId',
+  },
+  {
+    operationId: 'deleteWebhookSubscription',
+    summary: 'Delete a webhook subscription',
+    description:
+      'Stops the messages to an endpoint (staff only): the subscription and its deliveries, pending ones included, are deleted.',
+    tags: ['Webhooks'],
+    method: 'DELETE',
+    path: '/webhook-subscriptions/:subscriptionId',
+    document: `mutation deleteWebhookSubscription($subscriptionId: UUID!) {
+      deleteWebhookSubscription(id: $subscriptionId) }`,
+    status: 204,
+    notFound: 'There is no webhook subscription with that subscriptionId',
+  },
+  {
+    operationId: 'listWebhookDeliveries',
+    summary: 'List webhook deliveries',
+    description:
+      "A subscription's deliveries, newest first (staff only): each message's `webhookId`, its event, whether it was `delivered`, is `pending` (with the next attempt's time) or `failed`, its attempts and the last answer's status.",
+    tags: ['Webhooks'],
+    method: 'GET',
+    path: '/webhook-subscriptions/:subscriptionId/deliveries',
+    query: page,
+    document: `query listWebhookDeliveries($subscriptionId: UUID!, $page: Int, $limit: Int) {
+      webhookDeliveries(subscriptionId: $subscriptionId, page: $page, limit: $limit) {
+        items { ${WEBHOOK_DELIVERY_FIELDS} } total } }`,
+    status: 200,
+    paged: 'items',
+    notFound: 'There is no webhook subscription with that subscriptionId',
   },
 ];

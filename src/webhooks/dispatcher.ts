@@ -1,0 +1,244 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Webhook } from 'standardwebhooks';
+import { type Queryable, statement } from '../db/sql.ts';
+import type { Logger } from '../logger.ts';
+import { ForbiddenTargetError, guardedLookup, isForbiddenLiteral } from './targets.ts';
+import { DELIVERY_TIMEOUT_MS, KEPT_RESPONSE_BYTES, retryDelaySeconds } from './webhooks.rules.ts';
+
+/** Deliveries one worker takes at a time, and sends together. */
+const BATCH = 10;
+/**
+ * How long a taken delivery is left to its worker before any worker may take it again: longer than an
+ * attempt can last, so two workers never send one message at the same time; a worker that died mid-attempt
+ * (kill -9) has its deliveries taken up again after this.
+ */
+const LEASE_SECONDS = DELIVERY_TIMEOUT_MS / 1000 + 5;
+/** Work queued or retried by another instance is found this often even if its announcement was missed. */
+const SAFETY_POLL_MS = 30_000;
+
+interface Taken {
+  id: string;
+  webhook_id: string;
+  payload: string;
+  attempts: number;
+  url: string;
+  secret: string;
+}
+
+// Takes due deliveries: rows another worker holds are skipped, and each taken row's next attempt moves a
+// lease ahead, so no other worker takes it meanwhile, even after this statement's transaction ends.
+const TAKE_DUE = statement(
+  'webhook_take_due',
+  `update webhook_delivery d
+     set attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::float8)
+   from webhook_subscription s
+   where s.id = d.subscription_id and d.id in (
+     select id from webhook_delivery where status = 'pending' and next_attempt_at <= now()
+     order by next_attempt_at limit $1::int for update skip locked)
+   returning d.id, d.webhook_id, d.payload, d.attempts, s.url, s.secret`,
+);
+
+const RECORD_ATTEMPT = statement(
+  'webhook_record_attempt',
+  `update webhook_delivery set status = $2, last_response_status = $3::int, last_response = $4,
+     next_attempt_at = case when $2 = 'pending' then now() + make_interval(secs => $5::float8) end,
+     delivered_at = case when $2 = 'delivered' then now() end
+   where id = $1::uuid`,
+);
+
+const NEXT_DUE = statement(
+  'webhook_next_due',
+  `select extract(epoch from min(next_attempt_at) - now())::float8 as seconds
+   from webhook_delivery where status = 'pending'`,
+);
+
+export interface AttemptOutcome {
+  /** The receiver's status, or null when none answered (refused, timed out, forbidden address). */
+  status: number | null;
+  /** The start of its body, or what went wrong. */
+  response: string;
+}
+
+/** One signed POST of a message; never throws. */
+export async function sendMessage(
+  target: string,
+  secret: string,
+  webhookId: string,
+  payload: string,
+  allowPrivate: boolean,
+): Promise<AttemptOutcome> {
+  const url = new URL(target);
+  if (!allowPrivate && isForbiddenLiteral(url))
+    return { status: null, response: `refused: ${url.hostname} is a private address` };
+  const timestamp = new Date();
+  const headers = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(payload)),
+    'user-agent': 'museum-api-webhooks',
+    'webhook-id': webhookId,
+    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign(webhookId, timestamp, payload),
+  };
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (outcome: AttemptOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      request.destroy();
+      resolve(outcome);
+    };
+    // A fresh connection each time (no agent): its address goes through guardedLookup. Redirects are
+    // not followed (node:http never does): a 3xx is an answer that is not 2xx.
+    const request = send(
+      url,
+      { method: 'POST', headers, agent: false, ...(allowPrivate ? {} : { lookup: guardedLookup }) },
+      (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        const done = () =>
+          settle({
+            status: response.statusCode ?? null,
+            response: Buffer.concat(chunks).subarray(0, KEPT_RESPONSE_BYTES).toString('utf8'),
+          });
+        response.on('data', (chunk: Buffer) => {
+          if (kept < KEPT_RESPONSE_BYTES) chunks.push(chunk);
+          kept += chunk.length;
+          if (kept >= KEPT_RESPONSE_BYTES) done();
+        });
+        response.once('end', done);
+        response.once('error', done);
+      },
+    );
+    const timer = setTimeout(
+      () => settle({ status: null, response: `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` }),
+      DELIVERY_TIMEOUT_MS,
+    );
+    request.once('error', (error) =>
+      settle({
+        status: null,
+        response:
+          error instanceof ForbiddenTargetError ? `refused: ${error.message}` : `failed: ${error.message}`,
+      }),
+    );
+    request.end(payload);
+  });
+}
+
+export interface Dispatcher {
+  /** There may be new work (an event changed, here or on another instance). */
+  wake(): void;
+  /** A subscription was made or deleted on this instance. */
+  subscriptionsChanged(): void;
+  /** Stops taking work; attempts under way finish (their rows are released by their lease otherwise). */
+  close(): Promise<void>;
+}
+
+const ANY_SUBSCRIPTION = statement(
+  'webhook_any_subscription',
+  'select exists (select 1 from webhook_subscription) as any',
+);
+
+/**
+ * The webhook worker of one instance: takes due deliveries from the outbox, sends them, records how each
+ * went and when the next attempt is due. Every instance runs one; row locks (skip locked) and leases let
+ * them share the outbox without sending one message twice at the same time. It looks for work at start,
+ * when woken, and when the earliest retry it knows of is due; with other instances about, also every
+ * SAFETY_POLL_MS (one of them may have died holding a lease, or its announcement may have been missed).
+ * Alone on the embedded database it knows all the work there is, and skips looking while there is no
+ * subscription.
+ */
+export function createDispatcher(options: {
+  sql: Queryable;
+  logger: Logger;
+  retrySchedule: readonly number[];
+  allowPrivate: boolean;
+  /** The only instance on its database (the embedded one). */
+  alone: boolean;
+}): Dispatcher {
+  const { sql, logger } = options;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let closed = false;
+  // Alone: whether a subscription exists (null: to be looked up).
+  let subscribed: boolean | null = null;
+
+  const later = (ms: number | null) => {
+    clearTimeout(timer);
+    const wait = options.alone ? ms : Math.min(ms ?? SAFETY_POLL_MS, SAFETY_POLL_MS);
+    if (closed || wait === null) return;
+    timer = setTimeout(wake, Math.max(0, wait));
+    timer.unref();
+  };
+
+  async function attempt(taken: Taken): Promise<void> {
+    const outcome = await sendMessage(
+      taken.url,
+      taken.secret,
+      taken.webhook_id,
+      taken.payload,
+      options.allowPrivate,
+    );
+    const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+    const retryIn = delivered ? null : retryDelaySeconds(options.retrySchedule, taken.attempts);
+    const status = delivered ? 'delivered' : retryIn === null ? 'failed' : 'pending';
+    await sql.query(RECORD_ATTEMPT, [taken.id, status, outcome.status, outcome.response, retryIn ?? 0]);
+    if (status === 'failed')
+      logger.warn('webhook delivery failed for good', {
+        webhookId: taken.webhook_id,
+        attempts: taken.attempts,
+        lastStatus: outcome.status,
+      });
+  }
+
+  async function work(): Promise<void> {
+    if (options.alone && subscribed === null) {
+      const [row] = await sql.query<{ any: boolean }>(ANY_SUBSCRIPTION, []);
+      subscribed = row?.any ?? false;
+    }
+    if (options.alone && !subscribed) return;
+    for (;;) {
+      const taken = await sql.query<Taken>(TAKE_DUE, [BATCH, LEASE_SECONDS]);
+      await Promise.all(taken.map(attempt));
+      if (taken.length < BATCH) break;
+    }
+    const [next] = await sql.query<{ seconds: number | null }>(NEXT_DUE, []);
+    later(next?.seconds == null ? null : next.seconds * 1000);
+  }
+
+  function wake(): void {
+    if (closed) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = work()
+      .catch((error) => {
+        logger.warn('webhook worker failed; trying again shortly', { error: String(error) });
+        later(5_000);
+      })
+      .finally(() => {
+        running = null;
+        if (again) {
+          again = false;
+          wake();
+        }
+      });
+  }
+
+  wake();
+  return {
+    wake,
+    subscriptionsChanged() {
+      subscribed = null;
+    },
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import { pageOf, paginationSchema } from '../common/pagination.ts';
+import { withinArgument } from '../graphql/argument-errors.ts';
+import { builder } from '../graphql/builder.ts';
+import { pageArgs } from '../graphql/pagination.ts';
+import { webhookSubscriptionSchema } from './webhooks.rules.ts';
+import {
+  type DeliveryStatus,
+  getSubscription,
+  type ListPage,
+  listDeliveries,
+  listSubscriptions,
+  type NewWebhookSubscription,
+  subscribe,
+  unsubscribe,
+  type WebhookDeliveryView,
+  type WebhookSubscriptionView,
+} from './webhooks.service.ts';
+
+const WebhookSubscriptionType = builder.objectRef<WebhookSubscriptionView>('WebhookSubscription').implement({
+  description:
+    'An endpoint told of every special event created or changed: a POST of the event, signed as Standard Webhooks define (https://www.standardwebhooks.com).',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    url: t.exposeString('url', { description: 'Where the messages are POSTed.' }),
+    description: t.exposeString('description', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+const NewWebhookSubscriptionType = builder
+  .objectRef<NewWebhookSubscription>('NewWebhookSubscription')
+  .implement({
+    description: 'A subscription just made, with its signing secret: the only time the secret is shown.',
+    fields: (t) => ({
+      id: t.expose('id', { type: 'UUID' }),
+      url: t.exposeString('url'),
+      description: t.exposeString('description', { nullable: true }),
+      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      secret: t.exposeString('secret', {
+        description:
+          '`whsec_` and a base64 key: what the receiver verifies `webhook-signature` with (e.g. `new Webhook(secret).verify(body, headers)` of the standardwebhooks package).',
+      }),
+    }),
+  });
+
+const DeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
+  description:
+    'pending: not yet answered with a 2xx, attempts remain; delivered: a 2xx came back; failed: every attempt of the retry schedule failed.',
+  values: ['pending', 'delivered', 'failed'] as const satisfies readonly DeliveryStatus[],
+});
+
+const WebhookDeliveryType = builder.objectRef<WebhookDeliveryView>('WebhookDelivery').implement({
+  description: 'One message to one subscription, and how its delivery went.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    webhookId: t.exposeString('webhookId', {
+      description: 'The `webhook-id` header: the same on every attempt; receivers dedupe by it.',
+    }),
+    eventId: t.expose('eventId', { type: 'UUID', description: 'The event the message carries.' }),
+    status: t.expose('status', { type: DeliveryStatusEnum }),
+    attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
+    lastResponseStatus: t.exposeInt('lastResponseStatus', {
+      nullable: true,
+      description: 'The HTTP status of the last answer; null when none came (refused, timed out).',
+    }),
+    nextAttemptAt: t.expose('nextAttemptAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it is attempted next, while pending.',
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const pageType = <T>(
+  name: string,
+  item: typeof WebhookSubscriptionType | typeof WebhookDeliveryType,
+  what: string,
+) =>
+  builder.objectRef<ListPage<T>>(name).implement({
+    description: `One page of ${what}, and how many there are over all pages.`,
+    fields: (t) => ({
+      items: t.field({ type: [item] as never, resolve: (page) => page.items as never }),
+      total: t.exposeInt('total'),
+    }),
+  });
+
+const WebhookSubscriptionPageType = pageType<WebhookSubscriptionView>(
+  'WebhookSubscriptionPage',
+  WebhookSubscriptionType,
+  'webhook subscriptions, oldest first',
+);
+const WebhookDeliveryPageType = pageType<WebhookDeliveryView>(
+  'WebhookDeliveryPage',
+  WebhookDeliveryType,
+  "a subscription's deliveries, newest first",
+);
+
+const CreateWebhookSubscriptionInput = builder.inputType('CreateWebhookSubscriptionInput', {
+  description: 'A new webhook subscription.',
+  fields: (t) => ({
+    url: t.string({
+      description: 'An https:// URL of at most 2048 characters whose host resolves to public addresses only.',
+    }),
+    description: t.string({ required: false, description: 'At most 500 characters.' }),
+  }),
+  validate: webhookSubscriptionSchema,
+});
+
+const staffOnly = { staff: true } as const;
+
+builder.queryFields((t) => ({
+  webhookSubscriptions: t.field({
+    type: WebhookSubscriptionPageType,
+    description: 'The webhook subscriptions, oldest first (staff only).',
+    authScopes: staffOnly,
+    args: pageArgs,
+    validate: paginationSchema,
+    resolve: (_root, args, { deps }) => listSubscriptions(deps.db.sql, pageOf(args)),
+  }),
+  webhookSubscription: t.field({
+    type: WebhookSubscriptionType,
+    nullable: true,
+    description: 'One webhook subscription, or null (staff only).',
+    authScopes: staffOnly,
+    args: { id: t.arg({ type: 'UUID' }) },
+    resolve: (_root, { id }, { deps }) => getSubscription(deps.db.sql, id),
+  }),
+  webhookDeliveries: t.field({
+    type: WebhookDeliveryPageType,
+    nullable: true,
+    description:
+      "A subscription's deliveries, newest first; null when there is no such subscription (staff only).",
+    authScopes: staffOnly,
+    args: { subscriptionId: t.arg({ type: 'UUID' }), ...pageArgs },
+    validate: paginationSchema.passthrough(),
+    resolve: (_root, args, { deps }) => listDeliveries(deps.db.sql, args.subscriptionId, pageOf(args)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createWebhookSubscription: t.field({
+    type: NewWebhookSubscriptionType,
+    description:
+      'Subscribes an endpoint to every special event created or changed (staff only). A URL that is not https, or whose host is loopback, private, link-local or a metadata address, is BAD_USER_INPUT naming input.url.',
+    authScopes: staffOnly,
+    args: { input: t.arg({ type: CreateWebhookSubscriptionInput }) },
+    resolve: async (_root, { input }, { deps }) => {
+      const created = await withinArgument('input', () =>
+        subscribe(deps.db.fork(), input, deps.config.webhooks.allowPrivate),
+      );
+      deps.webhooks?.subscriptionsChanged();
+      return created;
+    },
+  }),
+  deleteWebhookSubscription: t.boolean({
+    description:
+      'Deletes a webhook subscription and its deliveries, pending ones included (staff only). Unknown: NOT_FOUND.',
+    authScopes: staffOnly,
+    args: { id: t.arg({ type: 'UUID' }) },
+    resolve: async (_root, { id }, { deps }) => {
+      const deleted = await unsubscribe(deps.db.fork(), id);
+      deps.webhooks?.subscriptionsChanged();
+      return deleted;
+    },
+  }),
+}));

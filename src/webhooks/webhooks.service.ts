@@ -1,0 +1,171 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { conflict, invalidField, notFound } from '../common/errors.ts';
+import { offsetOf, type Page } from '../common/pagination.ts';
+import { type Queryable, statement } from '../db/sql.ts';
+import type { EventView } from '../events/events.service.ts';
+import { refusalOfTarget } from './targets.ts';
+import { WebhookSubscription } from './webhook.entity.ts';
+import { MAX_WEBHOOK_SUBSCRIPTIONS, type WebhookSubscriptionFields } from './webhooks.rules.ts';
+
+export interface WebhookSubscriptionView {
+  id: string;
+  url: string;
+  description: string | null;
+  /** RFC 3339, UTC. */
+  createdAt: string;
+}
+
+/** The answer to a new subscription: the only time its secret is shown. */
+export interface NewWebhookSubscription extends WebhookSubscriptionView {
+  secret: string;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveryView {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastResponseStatus: number | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+export interface ListPage<T> {
+  items: T[];
+  total: number;
+}
+
+/** The channel on which a committed event change is announced to every instance (LISTEN/NOTIFY). */
+export const EVENT_CHANNEL = 'museum_event_published';
+
+const rfc3339 = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const SUBSCRIPTION_JSON = `json_build_object('id', s.id, 'url', s.url, 'description', s.description,
+  'createdAt', ${rfc3339('s.created_at')})`;
+
+const SUBSCRIPTION_BY_ID = statement(
+  'webhook_subscription_by_id',
+  `select ${SUBSCRIPTION_JSON} as subscription from webhook_subscription s where s.id = $1::uuid`,
+);
+
+const SUBSCRIPTION_PAGE = statement(
+  'webhook_subscription_page',
+  `select (select count(*)::int from webhook_subscription) as total,
+          coalesce((select json_agg(${SUBSCRIPTION_JSON} order by s.created_at, s.id) from (
+            select * from webhook_subscription order by created_at, id limit $1::int offset $2::bigint) s),
+          '[]') as items`,
+);
+
+const DELIVERY_PAGE = statement(
+  'webhook_delivery_page',
+  `select (select count(*)::int from webhook_delivery where subscription_id = $1::uuid) as total,
+          coalesce((select json_agg(json_build_object('id', d.id, 'webhookId', d.webhook_id,
+            'eventId', d.event_id, 'status', d.status, 'attempts', d.attempts,
+            'lastResponseStatus', d.last_response_status, 'nextAttemptAt', ${rfc3339('d.next_attempt_at')},
+            'createdAt', ${rfc3339('d.created_at')}, 'deliveredAt', ${rfc3339('d.delivered_at')})
+            order by d.created_at desc, d.id) from (
+              select * from webhook_delivery where subscription_id = $1::uuid
+              order by created_at desc, id limit $2::int offset $3::bigint) d),
+          '[]') as items
+   where exists (select 1 from webhook_subscription where id = $1::uuid)`,
+);
+
+/** `whsec_` and the base64 of 32 random bytes, as Standard Webhooks spells a signing secret. */
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+export async function subscribe(
+  em: EntityManager,
+  fields: WebhookSubscriptionFields,
+  allowPrivate: boolean,
+): Promise<NewWebhookSubscription> {
+  const refused = await refusalOfTarget(new URL(fields.url), allowPrivate);
+  if (refused) throw invalidField('url', refused);
+  if ((await em.count(WebhookSubscription)) >= MAX_WEBHOOK_SUBSCRIPTIONS)
+    throw conflict(`There are already ${MAX_WEBHOOK_SUBSCRIPTIONS} webhook subscriptions; delete one first`);
+  const subscription = em.create(WebhookSubscription, {
+    url: fields.url,
+    description: fields.description ?? null,
+    secret: newSecret(),
+  });
+  await em.flush();
+  return {
+    id: subscription.id,
+    url: subscription.url,
+    description: subscription.description ?? null,
+    createdAt: subscription.createdAt.toISOString(),
+    secret: subscription.secret,
+  };
+}
+
+export async function getSubscription(sql: Queryable, id: string): Promise<WebhookSubscriptionView | null> {
+  const [row] = await sql.query<{ subscription: WebhookSubscriptionView }>(SUBSCRIPTION_BY_ID, [id]);
+  return row?.subscription ?? null;
+}
+
+/** Subscriptions, oldest first. */
+export async function listSubscriptions(
+  sql: Queryable,
+  page: Page,
+): Promise<ListPage<WebhookSubscriptionView>> {
+  const [row] = await sql.query<ListPage<WebhookSubscriptionView>>(SUBSCRIPTION_PAGE, [
+    page.limit,
+    offsetOf(page),
+  ]);
+  return row ?? { items: [], total: 0 };
+}
+
+/** Deletes a subscription and its deliveries, pending ones included. */
+export async function unsubscribe(em: EntityManager, id: string): Promise<boolean> {
+  const deleted = await em.nativeDelete(WebhookSubscription, { id });
+  if (deleted === 0) throw notFound(`There is no webhook subscription ${id}`);
+  return true;
+}
+
+/** A subscription's deliveries, newest first; null when there is no such subscription. */
+export async function listDeliveries(
+  sql: Queryable,
+  subscriptionId: string,
+  page: Page,
+): Promise<ListPage<WebhookDeliveryView> | null> {
+  const [row] = await sql.query<ListPage<WebhookDeliveryView>>(DELIVERY_PAGE, [
+    subscriptionId,
+    page.limit,
+    offsetOf(page),
+  ]);
+  return row ?? null;
+}
+
+/**
+ * The webhook body: the event exactly as `GET /special-events/{eventId}` answers it (REST leaves out a
+ * capacity that is null, and the version, which is its ETag there).
+ */
+export function eventMessage(event: EventView): string {
+  const { version: _version, capacity, ...fields } = event;
+  return JSON.stringify(capacity === null ? fields : { ...fields, capacity });
+}
+
+/**
+ * Called inside the transaction that created or changed `event`: queues one message for every subscription
+ * in the outbox, and announces the change to every instance (NOTIFY is delivered when the transaction
+ * commits, and not at all if it rolls back). One statement.
+ */
+export async function queueEventMessages(tx: EntityManager, event: EventView): Promise<void> {
+  await tx.execute(
+    `with queued as (
+       insert into webhook_delivery (id, webhook_id, subscription_id, event_id, payload, next_attempt_at, created_at)
+       select gen_random_uuid(), ?, s.id, ?, ?, now(), now() from webhook_subscription s
+       returning 1)
+     select pg_notify(?, json_build_object('eventId', ?::text, 'queued', (select count(*) from queued))::text)`,
+    [`msg_${randomUUID()}`, event.eventId, eventMessage(event), EVENT_CHANNEL, event.eventId],
+  );
+}
+
+/** Whether any subscription exists: an instance on the embedded database need not look for work otherwise. */
+export async function hasSubscriptions(em: EntityManager): Promise<boolean> {
+  return (await em.count(WebhookSubscription)) > 0;
+}

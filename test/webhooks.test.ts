@@ -1,0 +1,382 @@
+// Webhook subscriptions and the delivery of `publishNewEvent`, over HTTP, on the embedded database and on
+// PostgreSQL: signed messages (verified with the standardwebhooks package), retries with the same
+// webhook-id, safe targets, and who may manage subscriptions.
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendMessage } from '../src/webhooks/dispatcher.ts';
+import { eventBody, startMuseum, type TestMuseum } from './support/museum.ts';
+import { eventually, type Receiver, startReceiver } from './support/receiver.ts';
+
+let museum: TestMuseum;
+const receivers: Receiver[] = [];
+
+async function receiver(answer?: Parameters<typeof startReceiver>[0]) {
+  const started = await startReceiver(answer);
+  receivers.push(started);
+  return started;
+}
+
+beforeAll(async () => {
+  museum = await startMuseum({
+    MUSEUM_WEBHOOK_ALLOW_PRIVATE: 'true',
+    MUSEUM_WEBHOOK_RETRY_SCHEDULE: '0.2,0.2',
+  });
+});
+afterAll(async () => {
+  await museum?.close();
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+const subscribe = (url: string, description?: string) =>
+  museum.rest('POST', '/webhook-subscriptions', { as: 'staff', body: { url, description } });
+
+/** Every subscription made so far is deleted, so that each test counts its own messages. */
+async function unsubscribeAll() {
+  const { body } = await museum.rest('GET', '/webhook-subscriptions?limit=30', { as: 'staff' });
+  for (const subscription of body)
+    await museum.rest('DELETE', `/webhook-subscriptions/${subscription.id}`, { as: 'staff' });
+}
+
+const deliveriesOf = async (subscriptionId: string) =>
+  (await museum.rest('GET', `/webhook-subscriptions/${subscriptionId}/deliveries`, { as: 'staff' })).body;
+
+describe('subscriptions', () => {
+  it('POST answers 201 with the secret once, Location, and the subscription reads back without it', async () => {
+    await unsubscribeAll();
+    const created = await subscribe('http://127.0.0.1:9/hooks', 'partner CMS');
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      url: 'http://127.0.0.1:9/hooks',
+      description: 'partner CMS',
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
+    });
+    expect(Buffer.from(created.body.secret.slice('whsec_'.length), 'base64').length).toBeGreaterThanOrEqual(
+      24,
+    );
+    expect(created.headers.get('location')).toBe(`/webhook-subscriptions/${created.body.id}`);
+    const { secret: _secret, ...shown } = created.body;
+
+    const one = await museum.rest('GET', `/webhook-subscriptions/${created.body.id}`, { as: 'staff' });
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(shown);
+    const list = await museum.rest('GET', '/webhook-subscriptions', { as: 'staff' });
+    expect(list.body).toEqual([shown]);
+    expect(list.headers.get('x-total-count')).toBe('1');
+    expect(list.headers.get('link')).toContain('rel="first"');
+
+    const graphql = await museum.graphql(
+      '{ webhookSubscriptions { total items { id url description createdAt } } }',
+      {},
+      { as: 'staff' },
+    );
+    expect(graphql.body.data.webhookSubscriptions).toEqual({ total: 1, items: [shown] });
+  });
+
+  it('DELETE answers 204; the subscription, its deliveries and further messages are gone', async () => {
+    await unsubscribeAll();
+    const hooks = await receiver();
+    const { body: subscription } = await subscribe(hooks.url);
+    const deleted = await museum.rest('DELETE', `/webhook-subscriptions/${subscription.id}`, { as: 'staff' });
+    expect(deleted.status).toBe(204);
+    for (const path of [
+      `/webhook-subscriptions/${subscription.id}`,
+      `/webhook-subscriptions/${subscription.id}/deliveries`,
+    ])
+      expect((await museum.rest('GET', path, { as: 'staff' })).status).toBe(404);
+    const again = await museum.rest('DELETE', `/webhook-subscriptions/${subscription.id}`, { as: 'staff' });
+    expect(again.status).toBe(404);
+    expect(again.headers.get('content-type')).toContain('application/problem+json');
+    await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hooks.received).toHaveLength(0);
+  });
+
+  it('GraphQL creates and deletes too; an unknown id is NOT_FOUND', async () => {
+    const created = await museum.graphql(
+      'mutation($input: CreateWebhookSubscriptionInput!) { createWebhookSubscription(input: $input) { id url secret } }',
+      { input: { url: 'http://127.0.0.1:9/graphql-hooks' } },
+      { as: 'staff' },
+    );
+    const { id, secret } = created.body.data.createWebhookSubscription;
+    expect(secret).toMatch(/^whsec_/);
+    const deleted = await museum.graphql(
+      'mutation($id: UUID!) { deleteWebhookSubscription(id: $id) }',
+      { id },
+      { as: 'staff' },
+    );
+    expect(deleted.body.data).toEqual({ deleteWebhookSubscription: true });
+    const unknown = await museum.graphql(
+      'mutation($id: UUID!) { deleteWebhookSubscription(id: $id) }',
+      { id },
+      { as: 'staff' },
+    );
+    expect(unknown.body.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('visitors get 403 and strangers 401 on every webhook route and field', async () => {
+    const { body: subscription } = await subscribe('http://127.0.0.1:9/hooks');
+    const routes: Array<[string, string, unknown?]> = [
+      ['POST', '/webhook-subscriptions', { url: 'http://127.0.0.1:9/x' }],
+      ['GET', '/webhook-subscriptions'],
+      ['GET', `/webhook-subscriptions/${subscription.id}`],
+      ['DELETE', `/webhook-subscriptions/${subscription.id}`],
+      ['GET', `/webhook-subscriptions/${subscription.id}/deliveries`],
+    ];
+    for (const [method, path, body] of routes) {
+      expect((await museum.rest(method, path, { as: 'visitor', body })).status, `${method} ${path}`).toBe(
+        403,
+      );
+      expect((await museum.rest(method, path, { as: 'anonymous', body })).status, `${method} ${path}`).toBe(
+        401,
+      );
+    }
+    for (const query of [
+      '{ webhookSubscriptions { total } }',
+      `{ webhookSubscription(id: "${subscription.id}") { id } }`,
+      `{ webhookDeliveries(subscriptionId: "${subscription.id}") { total } }`,
+      `mutation { deleteWebhookSubscription(id: "${subscription.id}") }`,
+      'mutation { createWebhookSubscription(input: {url: "http://127.0.0.1:9/x"}) { id } }',
+    ]) {
+      const visitor = await museum.graphql(query, {}, { as: 'visitor' });
+      expect(visitor.status, query).toBe(403);
+      expect(visitor.body.errors[0].extensions.code).toBe('FORBIDDEN');
+      expect((await museum.graphql(query, {}, { as: 'anonymous' })).status, query).toBe(401);
+    }
+    // Still there: nobody but staff could delete it.
+    expect(
+      (await museum.rest('GET', `/webhook-subscriptions/${subscription.id}`, { as: 'staff' })).status,
+    ).toBe(200);
+  });
+
+  it('bad input is a 400 naming the field, and nothing is created', async () => {
+    await unsubscribeAll();
+    for (const [body, path] of [
+      [{ url: 'not a url' }, 'url'],
+      [{ url: 'ftp://example.com/x' }, 'url'],
+      [{ url: `https://example.com/${'x'.repeat(2048)}` }, 'url'],
+      [{ url: 'https://example.com/x', description: 'd'.repeat(501) }, 'description'],
+      [{}, 'url'],
+      [{ url: 'https://example.com/x', secret: 'mine' }, 'secret'],
+    ] as const) {
+      const refused = await museum.rest('POST', '/webhook-subscriptions', { as: 'staff', body });
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+    }
+    expect((await museum.rest('GET', '/webhook-subscriptions', { as: 'staff' })).body).toEqual([]);
+  });
+});
+
+describe('delivery', () => {
+  it('a created and a patched event each reach the receiver, signed, as GET /special-events/{id} answers', async () => {
+    await unsubscribeAll();
+    const hooks = await receiver();
+    const { body: subscription } = await subscribe(hooks.url);
+    const created = await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    const [first] = await hooks.waitFor(1);
+    const verifier = new Webhook(subscription.secret);
+
+    expect(first!.headers['content-type']).toBe('application/json');
+    expect(verifier.verify(first!.body, first!.headers as Record<string, string>)).toEqual(created.body);
+    const read = await museum.rest('GET', `/special-events/${created.body.eventId}`);
+    expect(JSON.parse(first!.body)).toEqual(read.body);
+    expect(first!.headers['webhook-id']).toMatch(/^msg_/);
+    expect(Math.abs(Number(first!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+
+    await museum.rest('PATCH', `/special-events/${created.body.eventId}`, {
+      as: 'staff',
+      body: { price: 12.5, capacity: 40 },
+    });
+    const [, second] = await hooks.waitFor(2);
+    const patched = verifier.verify(second!.body, second!.headers as Record<string, string>);
+    expect(patched).toEqual((await museum.rest('GET', `/special-events/${created.body.eventId}`)).body);
+    expect(patched).toMatchObject({ price: 12.5, capacity: 40 });
+    expect(second!.headers['webhook-id']).not.toBe(first!.headers['webhook-id']);
+
+    // A signature made with another secret, or over another body, does not verify.
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(
+        first!.body,
+        first!.headers as Record<string, string>,
+      ),
+    ).toThrow();
+    expect(() =>
+      verifier.verify(second!.body.replace('12.5', '1.25'), second!.headers as Record<string, string>),
+    ).toThrow();
+
+    const deliveries = await eventually(async () => {
+      const list = await deliveriesOf(subscription.id);
+      return list.length === 2 && list.every((d: { status: string }) => d.status === 'delivered') && list;
+    });
+    expect(deliveries[0]).toMatchObject({
+      webhookId: second!.headers['webhook-id'],
+      eventId: created.body.eventId,
+      status: 'delivered',
+      attempts: 1,
+      lastResponseStatus: 202,
+    });
+    expect(deliveries[0].nextAttemptAt).toBeUndefined();
+  });
+
+  it('GraphQL changes are delivered too', async () => {
+    await unsubscribeAll();
+    const hooks = await receiver();
+    await subscribe(hooks.url);
+    const created = await museum.graphql(
+      'mutation($input: CreateSpecialEventInput!) { createSpecialEvent(input: $input) { eventId } }',
+      { input: eventBody({ name: 'Over GraphQL' }) },
+      { as: 'staff' },
+    );
+    const [message] = await hooks.waitFor(1);
+    expect(JSON.parse(message!.body)).toMatchObject({
+      eventId: created.body.data.createSpecialEvent.eventId,
+      name: 'Over GraphQL',
+    });
+  });
+
+  it('a receiver answering 500 twice, then 202, gets three attempts with one webhook-id; the delivery is delivered', async () => {
+    await unsubscribeAll();
+    const hooks = await receiver((n) => (n <= 2 ? 500 : 202));
+    const { body: subscription } = await subscribe(hooks.url);
+    await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    const attempts = await hooks.waitFor(3);
+    expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
+    expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
+    const verifier = new Webhook(subscription.secret);
+    for (const attempt of attempts) verifier.verify(attempt.body, attempt.headers as Record<string, string>);
+    const [delivery] = await eventually(async () => {
+      const list = await deliveriesOf(subscription.id);
+      return list[0]?.status === 'delivered' && list;
+    });
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, lastResponseStatus: 202 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(hooks.received).toHaveLength(3);
+  });
+
+  it('after the last retry of the schedule the delivery is failed, and attempts stop', async () => {
+    await unsubscribeAll();
+    const hooks = await receiver(() => ({ status: 500, body: 'x'.repeat(5000) }));
+    const { body: subscription } = await subscribe(hooks.url);
+    await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    await hooks.waitFor(3);
+    const [delivery] = await eventually(async () => {
+      const list = await deliveriesOf(subscription.id);
+      return list[0]?.status === 'failed' && list;
+    });
+    expect(delivery).toMatchObject({ status: 'failed', attempts: 3, lastResponseStatus: 500 });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(hooks.received).toHaveLength(3);
+    // At most 1 KiB of the answer is kept.
+    const [kept] = await museum.deps.db
+      .fork()
+      .execute<{ length: number }[]>(
+        'select octet_length(last_response) as length from webhook_delivery where subscription_id = ?',
+        [subscription.id],
+      );
+    expect(kept!.length).toBe(1024);
+  });
+
+  it('a redirect is not followed: it is a failed attempt', async () => {
+    await unsubscribeAll();
+    const elsewhere = await receiver();
+    const hooks = await receiver(() => ({ status: 307, headers: { location: elsewhere.url } }));
+    const { body: subscription } = await subscribe(hooks.url);
+    await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    await hooks.waitFor(3);
+    const [delivery] = await eventually(async () => {
+      const list = await deliveriesOf(subscription.id);
+      return list[0]?.status === 'failed' && list;
+    });
+    expect(delivery.lastResponseStatus).toBe(307);
+    expect(elsewhere.received).toHaveLength(0);
+  });
+
+  it('a refused connection is retried like a failed answer', async () => {
+    await unsubscribeAll();
+    const closed = await receiver();
+    await closed.close();
+    const { body: subscription } = await subscribe(closed.url);
+    await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    const [delivery] = await eventually(async () => {
+      const list = await deliveriesOf(subscription.id);
+      return list[0]?.status === 'failed' && list;
+    });
+    expect(delivery).toMatchObject({ attempts: 3 });
+    expect(delivery.lastResponseStatus).toBeUndefined();
+  });
+
+  it('an event change that fails (rolls back) queues nothing', async () => {
+    await unsubscribeAll();
+    const hooks = await receiver();
+    const { body: subscription } = await subscribe(hooks.url);
+    const created = await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    await hooks.waitFor(1);
+    const stale = await museum.rest('PATCH', `/special-events/${created.body.eventId}`, {
+      as: 'staff',
+      headers: { 'if-match': '"v999"' },
+      body: { price: 1 },
+    });
+    expect(stale.status).toBe(412);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hooks.received).toHaveLength(1);
+    expect(await deliveriesOf(subscription.id)).toHaveLength(1);
+  });
+});
+
+describe('safe targets', () => {
+  let strict: TestMuseum;
+  beforeAll(async () => {
+    strict = await startMuseum();
+  });
+  afterAll(() => strict?.close());
+
+  it('refuses http://, loopback, private, link-local and metadata addresses with a 400 naming url', async () => {
+    for (const url of [
+      'http://example.com/hooks',
+      'https://127.0.0.1/hooks',
+      'https://localhost/hooks',
+      'https://api.localhost/hooks',
+      'https://10.1.2.3/hooks',
+      'https://172.16.0.1/hooks',
+      'https://192.168.1.1/hooks',
+      'https://169.254.169.254/latest/meta-data',
+      'https://100.100.100.200/',
+      'https://0.0.0.0/',
+      'https://[::1]/hooks',
+      'https://[fd00:ec2::254]/',
+      'https://[fe80::1]/',
+      'https://[::ffff:127.0.0.1]/',
+      'https://metadata.google.internal/',
+      'https://user:pass@example.com/hooks',
+    ]) {
+      const refused = await strict.rest('POST', '/webhook-subscriptions', { as: 'staff', body: { url } });
+      expect(refused.status, url).toBe(400);
+      expect(refused.body.errors, url).toEqual([{ path: 'url', message: expect.any(String) }]);
+    }
+    const graphql = await strict.graphql(
+      'mutation { createWebhookSubscription(input: {url: "https://127.0.0.1/x"}) { id } }',
+      {},
+      { as: 'staff' },
+    );
+    expect(graphql.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      errors: [{ path: 'input.url', message: expect.stringContaining('private') }],
+    });
+    expect((await strict.rest('GET', '/webhook-subscriptions', { as: 'staff' })).body).toEqual([]);
+  });
+
+  it('at delivery, an address that resolves to a private one is refused without connecting', async () => {
+    const hooks = await receiver();
+    const { port } = new URL(hooks.url);
+    const payload = '{}';
+    const byName = await sendMessage(`http://localhost:${port}/hooks`, 'whsec_AAAA', 'msg_1', payload, false);
+    expect(byName).toEqual({ status: null, response: expect.stringContaining('refused') });
+    const byAddress = await sendMessage(hooks.url, 'whsec_AAAA', 'msg_1', payload, false);
+    expect(byAddress).toEqual({ status: null, response: expect.stringContaining('refused') });
+    expect(hooks.received).toHaveLength(0);
+    // Allowed (development), the same message goes through.
+    const allowed = await sendMessage(hooks.url, 'whsec_AAAA', 'msg_1', payload, true);
+    expect(allowed.status).toBe(202);
+  });
+});
