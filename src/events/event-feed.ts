@@ -97,19 +97,23 @@ export function createEventFeed(options: {
         if (queue.push(event) > MAX_QUEUED) queue.shift();
         waiting?.();
       };
-      const finish = () => {
+      // A consumer that returned is not woken: yoga's SSE stream, already cancelled then, would write its
+      // closing lines into it and fail (an unhandled rejection). The feed closing wakes it, to end the stream.
+      const finish = (wake: boolean) => {
         if (done) return;
         done = true;
         subscribers.delete(deliver);
-        open.delete(finish);
+        open.delete(close);
         const left = (perAccount.get(account) ?? 1) - 1;
         if (left > 0) perAccount.set(account, left);
         else perAccount.delete(account);
-        waiting?.();
+        if (wake) waiting?.();
+        else waiting = null;
       };
+      const close = () => finish(true);
       subscribers.add(deliver);
-      open.add(finish);
-      if (closed) finish();
+      open.add(close);
+      if (closed) close();
       const ended = { value: undefined, done: true } as const;
       const iterator: AsyncIterableIterator<EventView> = {
         async next() {
@@ -122,11 +126,11 @@ export function createEventFeed(options: {
           return event ? { value: event, done: false } : ended;
         },
         async return() {
-          finish();
+          finish(false);
           return ended;
         },
         async throw(error) {
-          finish();
+          finish(false);
           throw error;
         },
         [Symbol.asyncIterator]() {
@@ -138,7 +142,7 @@ export function createEventFeed(options: {
 
     async close() {
       closed = true;
-      for (const finish of [...open]) finish();
+      for (const close of [...open]) close();
       await listening?.stop();
     },
   };

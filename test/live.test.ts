@@ -1,0 +1,182 @@
+// The `specialEventPublished` subscription over server-sent events: who may open one, what it carries, the
+// cap per account, and (on PostgreSQL) an event created on one instance reaching a subscriber on another.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Museum } from '../src/app.ts';
+import { type EventStream, openEventStream } from './support/event-stream.ts';
+import {
+  basic,
+  eventBody,
+  openSecondInstance,
+  STAFF,
+  startMuseum,
+  type TestMuseum,
+  VISITOR,
+} from './support/museum.ts';
+import { spawnServerFor } from './support/server.ts';
+
+const SUBSCRIPTION = 'subscription { specialEventPublished { eventId name price capacity version } }';
+
+let museum: TestMuseum;
+const streams: EventStream[] = [];
+
+const fetchOf = (instance: Museum) => (input: string, init: RequestInit) => instance.app.fetch(input, init);
+
+async function subscribe(instance: Museum = museum, authorization = basic(VISITOR.name, VISITOR.password)) {
+  const stream = await openEventStream(fetchOf(instance), 'http://museum.test', SUBSCRIPTION, authorization);
+  streams.push(stream);
+  return stream;
+}
+
+beforeAll(async () => {
+  museum = await startMuseum({ MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT: '2' });
+});
+afterAll(async () => {
+  for (const stream of streams) stream.close();
+  await museum?.close();
+});
+
+describe('specialEventPublished', () => {
+  it('streams each created and changed event to a visitor, REST and GraphQL alike', async () => {
+    const stream = await subscribe();
+    expect(stream.status).toBe(200);
+    expect(stream.contentType).toContain('text/event-stream');
+    const created = await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    expect((await stream.next()).data.specialEventPublished).toEqual({
+      eventId: created.body.eventId,
+      name: created.body.name,
+      price: 30,
+      capacity: null,
+      version: 'v1',
+    });
+    await museum.graphql(
+      'mutation($id: UUID!) { updateSpecialEvent(eventId: $id, input: {price: 12}) { eventId } }',
+      { id: created.body.eventId },
+      { as: 'staff' },
+    );
+    expect((await stream.next()).data.specialEventPublished).toMatchObject({
+      eventId: created.body.eventId,
+      price: 12,
+      version: 'v2',
+    });
+    stream.close();
+  });
+
+  it('sends keep-alive comments while nothing happens', async () => {
+    const stream = await subscribe();
+    // yoga pings every 12 s, every 300 ms under NODE_ENV=test (vitest's).
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(stream.pings()).toBeGreaterThan(0);
+    stream.close();
+  });
+
+  it('needs credentials: a stranger gets 401', async () => {
+    const response = await museum.app.fetch('http://museum.test/graphql', {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: SUBSCRIPTION }),
+    });
+    expect(response.status).toBe(401);
+    expect(await response.text()).toContain('UNAUTHENTICATED');
+  });
+
+  it('an account holds at most the configured number; one that closes gives its place back', async () => {
+    const staff = basic(STAFF.name, STAFF.password);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const first = await subscribe(museum, staff);
+    const second = await subscribe(museum, staff);
+    const refused = await museum.app.fetch('http://museum.test/graphql', {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: staff },
+      body: JSON.stringify({ query: SUBSCRIPTION }),
+    });
+    const text = await refused.text();
+    expect(text).toContain('TOO_MANY_REQUESTS');
+    expect(text).toContain('already holds 2');
+    // Another account is not held back by this one.
+    const visitor = await subscribe();
+    expect(visitor.status).toBe(200);
+    first.close();
+    await first.ended();
+    const again = await eventuallyOpen(staff);
+    const created = await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    for (const stream of [second, again, visitor]) await nextAbout(stream, created.body.eventId);
+  });
+});
+
+/** Reads on until the stream tells of `eventId` (events created earlier in the test come first). */
+async function nextAbout(stream: EventStream, eventId: string) {
+  for (;;) if ((await stream.next()).data.specialEventPublished.eventId === eventId) return;
+}
+
+/** The freed place is given back once the server has seen the client go. */
+async function eventuallyOpen(authorization: string): Promise<EventStream> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const stream = await subscribe(museum, authorization);
+    const created = await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    try {
+      const event = await stream.next(1_000);
+      if (event.data?.specialEventPublished?.eventId === created.body.eventId) return stream;
+    } catch {}
+    stream.close();
+    if (Date.now() > deadline) throw new Error('the closed subscription was not given back');
+  }
+}
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('across instances (PostgreSQL)', () => {
+  let second: Museum;
+  beforeAll(async () => {
+    second = await openSecondInstance(museum);
+  });
+  afterAll(() => second?.close());
+
+  it('an event created on one instance reaches a subscriber connected to another', async () => {
+    const onSecond = await subscribe(second);
+    const onFirst = await subscribe(museum);
+    const created = await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    expect((await onSecond.next()).data.specialEventPublished.eventId).toBe(created.body.eventId);
+    expect((await onFirst.next()).data.specialEventPublished.eventId).toBe(created.body.eventId);
+    onSecond.close();
+    onFirst.close();
+  });
+});
+
+describe('the started server', () => {
+  it('streams over a real socket, frees what a departed client held, and SIGTERM ends the stream and the process promptly', async () => {
+    const server = await spawnServerFor(museum, { MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT: '1' });
+    try {
+      // A client that goes away gives its place back, and the server goes on.
+      const gone = await openEventStream(
+        (input, init) => fetch(input, init),
+        server.url,
+        SUBSCRIPTION,
+        basic(STAFF.name, STAFF.password),
+      );
+      expect(gone.status).toBe(200);
+      gone.close();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await fetch(`${server.url}/health/live`)).status).toBe(200);
+      const stream = await openEventStream(
+        (input, init) => fetch(input, init),
+        server.url,
+        SUBSCRIPTION,
+        basic(STAFF.name, STAFF.password),
+      );
+      expect(stream.status).toBe(200);
+      const created = await fetch(`${server.url}/special-events`, {
+        method: 'POST',
+        headers: { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' },
+        body: JSON.stringify(eventBody()),
+      });
+      expect(created.status).toBe(201);
+      const { eventId } = (await created.json()) as { eventId: string };
+      expect((await stream.next()).data.specialEventPublished.eventId).toBe(eventId);
+      const started = Date.now();
+      expect(await server.stop()).toBe(0);
+      await stream.ended();
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await server.stop();
+    }
+  });
+});
