@@ -35,6 +35,7 @@ import { routes } from './rest/routes.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
 import { tracing } from './tracing.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
+import { purgeOldDeliveries } from './webhooks/webhooks.service.ts';
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -209,6 +210,9 @@ export async function openMuseum(
       throttle
         .purge()
         .catch((error) => logger.warn('purging login counters failed', { error: String(error) }));
+      purgeOldDeliveries(db.sql).catch((error) =>
+        logger.warn('purging webhook deliveries failed', { error: String(error) }),
+      );
     }, PURGE_INTERVAL_MS);
     purge.unref();
     return {

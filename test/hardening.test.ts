@@ -29,7 +29,8 @@ import { type RunningServer, spawnServer } from './support/server.ts';
 
 let museum: TestMuseum;
 beforeAll(async () => {
-  museum = await startMuseum();
+  // Webhooks of the auth matrix point at 127.0.0.1:9, where nothing listens.
+  museum = await startMuseum({ MUSEUM_WEBHOOK_ALLOW_PRIVATE: 'true' });
 });
 afterAll(() => museum?.close());
 
@@ -54,7 +55,7 @@ async function call(
     { method, headers, body: options.body },
     { req: { socket: { remoteAddress: address } } },
   );
-  const text = await response.text();
+  const text = await readBody(response);
   let body: any;
   try {
     body = text ? JSON.parse(text) : undefined;
@@ -62,6 +63,28 @@ async function call(
     body = text;
   }
   return { status: response.status, headers: response.headers, body, text };
+}
+
+/**
+ * The body, or of a server-sent event stream (a subscription) its first `next` event's data: an open
+ * subscription is left after 300 ms without one.
+ */
+async function readBody(response: Response): Promise<string> {
+  if (!response.headers.get('content-type')?.startsWith('text/event-stream')) return response.text();
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let stream = '';
+  const deadline = Date.now() + 300;
+  while (!/event: (next|complete)\n/.test(stream) && Date.now() < deadline) {
+    const read = await Promise.race([
+      reader.read(),
+      new Promise<null>((resolve) => setTimeout(resolve, deadline - Date.now(), null)),
+    ]);
+    if (!read || read.done) break;
+    stream += decoder.decode(read.value, { stream: true });
+  }
+  await reader.cancel();
+  return /event: next\ndata: (.*)\n/.exec(stream)?.[1] ?? '';
 }
 
 const gql = (
@@ -73,7 +96,10 @@ const gql = (
   call(target, 'POST', '/graphql', {
     authorization: authorization ?? basic(VISITOR.name, VISITOR.password),
     body: JSON.stringify({ query, variables }),
-    headers: { 'content-type': 'application/json' },
+    headers: {
+      'content-type': 'application/json',
+      ...(query.startsWith('subscription') ? { accept: 'text/event-stream' } : {}),
+    },
   });
 
 const expectProblem = (
@@ -432,25 +458,48 @@ describe('auth matrix: every REST operation × credentials (C2)', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(ticket.status).toBe(201);
-    return { eventId: event.body.eventId as string, ticketId: ticket.body.ticketId as string };
+    const subscription = await call(museum, 'POST', '/webhook-subscriptions', {
+      authorization: credentials.staff,
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks' }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(subscription.status).toBe(201);
+    return {
+      eventId: event.body.eventId as string,
+      ticketId: ticket.body.ticketId as string,
+      subscriptionId: subscription.body.id as string,
+    };
   }
 
   const bodies: Record<string, () => unknown> = {
     createSpecialEvent: () => eventBody(),
     updateSpecialEvent: () => ({ price: 12.5 }),
+    createWebhookSubscription: () => ({ url: 'http://127.0.0.1:9/other' }),
     buyMuseumTickets: () => ({
       ticketType: 'general',
       ticketDate: upcomingOpenDay(1),
       email: 'ana@example.com',
     }),
   };
-  const staffOnly = new Set(['createSpecialEvent', 'updateSpecialEvent', 'deleteSpecialEvent']);
+  const staffOnly = new Set([
+    'createSpecialEvent',
+    'updateSpecialEvent',
+    'deleteSpecialEvent',
+    'createWebhookSubscription',
+    'listWebhookSubscriptions',
+    'getWebhookSubscription',
+    'deleteWebhookSubscription',
+    'listWebhookDeliveries',
+  ]);
 
   for (const route of routes) {
     it(`${route.method} ${route.path} (${route.operationId})`, async () => {
       for (const [who, authorization] of Object.entries(credentials)) {
-        const { eventId, ticketId } = await fixture();
-        const path = route.path.replace(':eventId', eventId).replace(':ticketId', ticketId);
+        const { eventId, ticketId, subscriptionId } = await fixture();
+        const path = route.path
+          .replace(':eventId', eventId)
+          .replace(':ticketId', ticketId)
+          .replace(':subscriptionId', subscriptionId);
         const body = bodies[route.operationId]?.();
         const response = await call(museum, route.method, path, {
           authorization,
@@ -474,8 +523,13 @@ describe('auth matrix: every REST operation × credentials (C2)', () => {
 });
 
 describe('auth matrix: every GraphQL root field × credentials', () => {
-  const operations = (['query', 'mutation'] as const).flatMap((kind) => {
-    const type = (kind === 'query' ? schema.getQueryType() : schema.getMutationType()) as GraphQLObjectType;
+  const rootTypes = {
+    query: schema.getQueryType(),
+    mutation: schema.getMutationType(),
+    subscription: schema.getSubscriptionType(),
+  };
+  const operations = (['query', 'mutation', 'subscription'] as const).flatMap((kind) => {
+    const type = rootTypes[kind] as GraphQLObjectType;
     return Object.values(type.getFields()).map((field) => ({ kind, field }));
   });
 
@@ -504,11 +558,11 @@ describe('auth matrix: every GraphQL root field × credentials', () => {
         .pothosOptions?.authScopes;
       const staffOnly = scopes !== undefined && !('authenticated' in scopes) && 'staff' in scopes;
       const visitor = await gql(museum, query, {});
-      const code = visitor.body.errors?.[0]?.extensions?.code;
+      const code = visitor.body?.errors?.[0]?.extensions?.code;
       if (staffOnly) expect(code, field.name).toBe('FORBIDDEN');
       else expect(code ?? 'none', field.name).not.toMatch(/FORBIDDEN|UNAUTHENTICATED/);
       const staff = await gql(museum, query, {}, basic(STAFF.name, STAFF.password));
-      expect(staff.body.errors?.[0]?.extensions?.code ?? 'none', field.name).not.toMatch(
+      expect(staff.body?.errors?.[0]?.extensions?.code ?? 'none', field.name).not.toMatch(
         /FORBIDDEN|UNAUTHENTICATED/,
       );
       const required = field.args.some((arg) => isNonNullType(arg.type));

@@ -1,5 +1,7 @@
 // The `specialEventPublished` subscription over server-sent events: who may open one, what it carries, the
 // cap per account, and (on PostgreSQL) an event created on one instance reaching a subscriber on another.
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Museum } from '../src/app.ts';
 import { type EventStream, openEventStream } from './support/event-stream.ts';
@@ -12,6 +14,7 @@ import {
   type TestMuseum,
   VISITOR,
 } from './support/museum.ts';
+import { eventually } from './support/receiver.ts';
 import { spawnServerFor } from './support/server.ts';
 
 const SUBSCRIPTION = 'subscription { specialEventPublished { eventId name price capacity version } }';
@@ -79,6 +82,24 @@ describe('specialEventPublished', () => {
     expect(await response.text()).toContain('UNAUTHENTICATED');
   });
 
+  it('asked for JSON, a subscription is 406 saying what to ask for', async () => {
+    const response = await museum.app.fetch('http://museum.test/graphql', {
+      method: 'POST',
+      headers: {
+        accept: 'application/json',
+        'content-type': 'application/json',
+        authorization: basic(VISITOR.name, VISITOR.password),
+      },
+      body: JSON.stringify({ query: SUBSCRIPTION }),
+    });
+    expect(response.status).toBe(406);
+    const body = (await response.json()) as {
+      errors: Array<{ message: string; extensions: { code: string } }>;
+    };
+    expect(body.errors[0]!.extensions.code).toBe('NOT_ACCEPTABLE');
+    expect(body.errors[0]!.message).toContain('text/event-stream');
+  });
+
   it('an account holds at most the configured number; one that closes gives its place back', async () => {
     const staff = basic(STAFF.name, STAFF.password);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -143,7 +164,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('across instances (PostgreSQL)',
 
 describe('the started server', () => {
   it('streams over a real socket, frees what a departed client held, and SIGTERM ends the stream and the process promptly', async () => {
-    const server = await spawnServerFor(museum, { MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT: '1' });
+    // Two places: the stream below and the README's curl, once the departed client has given its place back.
+    const server = await spawnServerFor(museum, { MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT: '2' });
     try {
       // A client that goes away gives its place back, and the server goes on.
       const gone = await openEventStream(
@@ -163,6 +185,19 @@ describe('the started server', () => {
         basic(STAFF.name, STAFF.password),
       );
       expect(stream.status).toBe(200);
+      // The README's curl example, as pasted (its server and account aside).
+      const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+      const section = readme.slice(readme.indexOf('\n## Live events'));
+      const example = [...section.matchAll(/```sh\n([\s\S]*?)```/g)]
+        .map((match) => match[1]!)
+        .find((block) => block.includes('text/event-stream'))!
+        .replaceAll('http://127.0.0.1:4000', server.url)
+        .replaceAll('admin:change-me-now', `${STAFF.name}:${STAFF.password}`);
+      const curl = spawn('bash', ['-c', example], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let curled = '';
+      curl.stdout!.on('data', (chunk) => {
+        curled += chunk;
+      });
       const created = await fetch(`${server.url}/special-events`, {
         method: 'POST',
         headers: { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' },
@@ -171,6 +206,9 @@ describe('the started server', () => {
       expect(created.status).toBe(201);
       const { eventId } = (await created.json()) as { eventId: string };
       expect((await stream.next()).data.specialEventPublished.eventId).toBe(eventId);
+      await eventually(async () => curled.includes(`"eventId":"${eventId}"`));
+      expect(curled).toMatch(/^event: next$/m);
+      curl.kill();
       const started = Date.now();
       expect(await server.stop()).toBe(0);
       await stream.ended();

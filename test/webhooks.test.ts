@@ -1,11 +1,25 @@
 // Webhook subscriptions and the delivery of `publishNewEvent`, over HTTP, on the embedded database and on
 // PostgreSQL: signed messages (verified with the standardwebhooks package), retries with the same
 // webhook-id, safe targets, and who may manage subscriptions.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../src/webhooks/dispatcher.ts';
-import { eventBody, startMuseum, type TestMuseum } from './support/museum.ts';
+import { purgeOldDeliveries } from '../src/webhooks/webhooks.service.ts';
+import {
+  basic,
+  createPostgresDatabase,
+  eventBody,
+  openSecondInstance,
+  STAFF,
+  startMuseum,
+  type TestMuseum,
+} from './support/museum.ts';
 import { eventually, type Receiver, startReceiver } from './support/receiver.ts';
+import { freePort, spawnServer } from './support/server.ts';
 
 let museum: TestMuseum;
 const receivers: Receiver[] = [];
@@ -324,6 +338,37 @@ describe('delivery', () => {
   });
 });
 
+describe('retention', () => {
+  it('deliveries that are over are forgotten after 30 days; pending ones stay', async () => {
+    await unsubscribeAll();
+    const hooks = await receiver();
+    const { body: subscription } = await subscribe(hooks.url);
+    await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    await hooks.waitFor(1);
+    await eventually(async () => (await deliveriesOf(subscription.id))[0]?.status === 'delivered');
+    const em = museum.deps.db.fork();
+    await em.execute(
+      `insert into webhook_delivery (id, webhook_id, subscription_id, event_id, payload, next_attempt_at, created_at)
+       select gen_random_uuid(), 'msg_old_pending', subscription_id, event_id, payload, now() + interval '1 day', now() - interval '40 days'
+       from webhook_delivery where subscription_id = ?`,
+      [subscription.id],
+    );
+    await purgeOldDeliveries(museum.deps.db.sql);
+    expect((await deliveriesOf(subscription.id)).map((d: { status: string }) => d.status).sort()).toEqual([
+      'delivered',
+      'pending',
+    ]);
+    await em.execute(
+      `update webhook_delivery set created_at = now() - interval '31 days' where subscription_id = ? and status = 'delivered'`,
+      [subscription.id],
+    );
+    await purgeOldDeliveries(museum.deps.db.sql);
+    expect((await deliveriesOf(subscription.id)).map((d: { webhookId: string }) => d.webhookId)).toEqual([
+      'msg_old_pending',
+    ]);
+  });
+});
+
 describe('safe targets', () => {
   let strict: TestMuseum;
   beforeAll(async () => {
@@ -378,5 +423,136 @@ describe('safe targets', () => {
     // Allowed (development), the same message goes through.
     const allowed = await sendMessage(hooks.url, 'whsec_AAAA', 'msg_1', payload, true);
     expect(allowed.status).toBe(202);
+  });
+});
+
+const WEBHOOK_ENV = { MUSEUM_WEBHOOK_ALLOW_PRIVATE: 'true', MUSEUM_WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' };
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('several instances (PostgreSQL)', () => {
+  it('two instances deliver each message exactly once to a healthy receiver', async () => {
+    const second = await openSecondInstance(museum, WEBHOOK_ENV);
+    try {
+      await unsubscribeAll();
+      const hooks = await receiver();
+      await subscribe(hooks.url);
+      // Both instances hear of every change and race for each message.
+      const instances = [museum.app, second.app];
+      const created = await Promise.all(
+        Array.from({ length: 20 }, (_, n) =>
+          instances[n % 2]!.fetch('http://museum.test/special-events', {
+            method: 'POST',
+            headers: { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' },
+            body: JSON.stringify(eventBody({ name: `Event ${n}` })),
+          }).then((response) => response.json() as Promise<{ eventId: string }>),
+        ),
+      );
+      await hooks.waitFor(20);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const ids = hooks.received.map((message) => message.headers['webhook-id']);
+      expect(ids).toHaveLength(20);
+      expect(new Set(ids).size).toBe(20);
+      expect(new Set(hooks.received.map((m) => JSON.parse(m.body).eventId))).toEqual(
+        new Set(created.map((event) => event.eventId)),
+      );
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('a crash right after the API answered', () => {
+  it('a server killed with SIGKILL after acknowledging a change has its message delivered after restart', async () => {
+    const hooks = await receiver();
+    // A database of its own: no other instance (this file's museum) may deliver meanwhile.
+    const adminUrl = process.env.TEST_DATABASE_URL;
+    const postgres = adminUrl ? await createPostgresDatabase(adminUrl) : null;
+    const dataDir = postgres ? null : await mkdtemp(join(tmpdir(), 'museum-crash-'));
+    const database: Record<string, string> = postgres
+      ? { DATABASE_URL: postgres.url }
+      : { MUSEUM_DATA_DIR: dataDir! };
+    const env = {
+      ...database,
+      ...WEBHOOK_ENV,
+      MUSEUM_ADMIN_USER: STAFF.name,
+      MUSEUM_ADMIN_PASSWORD: STAFF.password,
+    };
+    const staff = { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' };
+    try {
+      // This one queues but does not deliver, so the kill surely comes first.
+      const first = await spawnServer({ ...env, MUSEUM_WEBHOOK_WORKER: 'off' });
+      const subscribed = await fetch(`${first.url}/webhook-subscriptions`, {
+        method: 'POST',
+        headers: staff,
+        body: JSON.stringify({ url: hooks.url }),
+      });
+      const { secret } = (await subscribed.json()) as { secret: string };
+      const created = await fetch(`${first.url}/special-events`, {
+        method: 'POST',
+        headers: staff,
+        body: JSON.stringify(eventBody({ name: 'Survives a crash' })),
+      });
+      expect(created.status).toBe(201);
+      const event = (await created.json()) as { eventId: string };
+      first.child.kill('SIGKILL');
+      await first.exited;
+      expect(hooks.received).toHaveLength(0);
+
+      const restarted = await spawnServer(env);
+      try {
+        const [message] = await hooks.waitFor(1);
+        expect(new Webhook(secret).verify(message!.body, message!.headers as Record<string, string>)).toEqual(
+          event,
+        );
+      } finally {
+        await restarted.stop();
+      }
+    } finally {
+      if (dataDir) await rm(dataDir, { recursive: true, force: true });
+      await postgres?.drop();
+    }
+  });
+});
+
+describe("the README's receiver", () => {
+  it('verifies a message, logs the event once, and answers 202', async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('\n## Live events'));
+    const source = /```js\n([\s\S]*?)```/.exec(section)![1]!;
+    const directory = await mkdtemp(join(tmpdir(), 'museum-receiver-'));
+    await symlink(new URL('../node_modules', import.meta.url).pathname, join(directory, 'node_modules'));
+    await writeFile(join(directory, 'receiver.mjs'), source);
+    const port = await freePort();
+    await unsubscribeAll();
+    const { body: subscription } = await subscribe(`http://127.0.0.1:${port}/`);
+    const child = spawn(process.execPath, ['receiver.mjs'], {
+      cwd: directory,
+      env: { PATH: process.env.PATH, WEBHOOK_SECRET: subscription.secret, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+    });
+    try {
+      await eventually(() =>
+        fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then(
+          (response) => response.status === 400,
+          () => false,
+        ),
+      );
+      const created = await museum.rest('POST', '/special-events', {
+        as: 'staff',
+        body: eventBody({ name: 'Told by webhook' }),
+      });
+      await eventually(async () => output.includes(`event ${created.body.eventId} Told by webhook`));
+      const [delivery] = await eventually(async () => {
+        const list = await deliveriesOf(subscription.id);
+        return list[0]?.status === 'delivered' && list;
+      });
+      expect(delivery.lastResponseStatus).toBe(202);
+    } finally {
+      child.kill();
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

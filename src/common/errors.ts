@@ -61,6 +61,17 @@ export const ERROR_KINDS = {
       detail: 'PUT is not supported here; use GET, POST',
     },
   },
+  notAcceptable: {
+    code: 'NOT_ACCEPTABLE',
+    status: 406,
+    title: 'Not acceptable',
+    documented: {
+      name: 'NotAcceptable',
+      description: 'Not acceptable: `Accept` names no media type the operation can be answered in.',
+      detail:
+        'Accept names no media type this operation can be answered in: a subscription streams text/event-stream; queries and mutations answer application/json or application/graphql-response+json',
+    },
+  },
   conflict: {
     code: 'CONFLICT',
     status: 409,

@@ -16,11 +16,13 @@ export function useRefusalBodies(): Plugin {
       if (response.status < 400 || response.headers.has('content-type')) return;
       const kind = kindByStatus.get(response.status);
       const { code, title } = kind ? ERROR_KINDS[kind] : { code: 'BAD_REQUEST', title: 'Request refused' };
+      // What to send instead is worth saying; the other refusals' titles say enough.
+      const message = kind === 'notAcceptable' ? ERROR_KINDS.notAcceptable.documented.detail : title;
       const headers = new fetchAPI.Headers(response.headers);
       headers.set('Content-Type', 'application/json; charset=utf-8');
       headers.delete('Content-Length');
       setResponse(
-        new fetchAPI.Response(JSON.stringify({ errors: [{ message: title, extensions: { code } }] }), {
+        new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code } }] }), {
           status: response.status,
           headers,
         }),

@@ -67,6 +67,7 @@ export async function sendMessage(
   webhookId: string,
   payload: string,
   allowPrivate: boolean,
+  signal?: AbortSignal,
 ): Promise<AttemptOutcome> {
   const url = new URL(target);
   if (!allowPrivate && isForbiddenLiteral(url))
@@ -83,10 +84,14 @@ export async function sendMessage(
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     let settled = false;
+    let answered: number | null = null;
+    const chunks: Buffer[] = [];
+    const abandon = () => settle({ status: null, response: 'abandoned: shutting down' });
     const settle = (outcome: AttemptOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', abandon);
       request.destroy();
       resolve(outcome);
     };
@@ -96,11 +101,11 @@ export async function sendMessage(
       url,
       { method: 'POST', headers, agent: false, ...(allowPrivate ? {} : { lookup: guardedLookup }) },
       (response: IncomingMessage) => {
-        const chunks: Buffer[] = [];
         let kept = 0;
+        answered = response.statusCode ?? null;
         const done = () =>
           settle({
-            status: response.statusCode ?? null,
+            status: answered,
             response: Buffer.concat(chunks).subarray(0, KEPT_RESPONSE_BYTES).toString('utf8'),
           });
         response.on('data', (chunk: Buffer) => {
@@ -112,10 +117,18 @@ export async function sendMessage(
         response.once('error', done);
       },
     );
+    // The status is what counts: a receiver still sending its body when time is up has answered.
     const timer = setTimeout(
-      () => settle({ status: null, response: `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` }),
+      () =>
+        settle(
+          answered === null
+            ? { status: null, response: `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` }
+            : { status: answered, response: Buffer.concat(chunks).toString('utf8') },
+        ),
       DELIVERY_TIMEOUT_MS,
     );
+    if (signal?.aborted) abandon();
+    else signal?.addEventListener('abort', abandon, { once: true });
     request.once('error', (error) =>
       settle({
         status: null,
@@ -132,7 +145,7 @@ export interface Dispatcher {
   wake(): void;
   /** A subscription was made or deleted on this instance. */
   subscriptionsChanged(): void;
-  /** Stops taking work; attempts under way finish (their rows are released by their lease otherwise). */
+  /** Stops taking work and abandons attempts under way (their leases run out; they are sent again). */
   close(): Promise<void>;
 }
 
@@ -163,6 +176,7 @@ export function createDispatcher(options: {
   let running: Promise<void> | null = null;
   let again = false;
   let closed = false;
+  const shutdown = new AbortController();
   // Alone: whether a subscription exists (null: to be looked up).
   let subscribed: boolean | null = null;
 
@@ -181,7 +195,10 @@ export function createDispatcher(options: {
       taken.webhook_id,
       taken.payload,
       options.allowPrivate,
+      shutdown.signal,
     );
+    // Abandoned at shutdown: not an attempt that failed. The lease runs out and any instance sends it again.
+    if (closed) return;
     const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
     const retryIn = delivered ? null : retryDelaySeconds(options.retrySchedule, taken.attempts);
     const status = delivered ? 'delivered' : retryIn === null ? 'failed' : 'pending';
@@ -238,6 +255,7 @@ export function createDispatcher(options: {
     async close() {
       closed = true;
       clearTimeout(timer);
+      shutdown.abort();
       await running;
     },
   };

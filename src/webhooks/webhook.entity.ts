@@ -47,6 +47,8 @@ export const WebhookDelivery = defineEntity({
   },
   indexes: [
     { name: 'webhook_delivery_subscription_index', properties: ['subscription', 'createdAt', 'id'] },
+    // The hourly purge of old deliveries.
+    { name: 'webhook_delivery_created_at_index', properties: ['createdAt'] },
     {
       name: 'webhook_delivery_due_index',
       expression: `create index "webhook_delivery_due_index" on "webhook_delivery" ("next_attempt_at") where "status" = 'pending'`,

@@ -169,3 +169,17 @@ export async function queueEventMessages(tx: EntityManager, event: EventView): P
 export async function hasSubscriptions(em: EntityManager): Promise<boolean> {
   return (await em.count(WebhookSubscription)) > 0;
 }
+
+/** How long a delivery that is over (delivered or failed) stays listed. */
+export const DELIVERY_RETENTION_DAYS = 30;
+
+const PURGE_DELIVERIES = statement(
+  'webhook_purge_deliveries',
+  `delete from webhook_delivery
+   where created_at < now() - make_interval(days => $1::int) and status <> 'pending'`,
+);
+
+/** Forgets deliveries that are over and older than DELIVERY_RETENTION_DAYS. */
+export async function purgeOldDeliveries(sql: Queryable): Promise<void> {
+  await sql.query(PURGE_DELIVERIES, [DELIVERY_RETENTION_DAYS]);
+}

@@ -52,7 +52,10 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+/** A new database on the PostgreSQL server of TEST_DATABASE_URL, dropped by `drop`. */
+export async function createPostgresDatabase(
+  adminUrl: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `museum_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -154,7 +157,7 @@ export function eventBody(overrides: Record<string, unknown> = {}) {
 }
 
 /** Another instance of the app over the same PostgreSQL database, as a second server behind a balancer. */
-export function openSecondInstance(museum: TestMuseum): Promise<Museum> {
-  const config = loadConfig({ DATABASE_URL: museum.databaseUrl!, LOG_LEVEL: 'silent' });
+export function openSecondInstance(museum: TestMuseum, env: Record<string, string> = {}): Promise<Museum> {
+  const config = loadConfig({ DATABASE_URL: museum.databaseUrl!, LOG_LEVEL: 'silent', ...env });
   return openMuseum(config, { logger: createLogger('silent'), announce: () => {} });
 }

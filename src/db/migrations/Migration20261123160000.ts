@@ -21,6 +21,7 @@ export class Migration20261123160000 extends Migration {
     this.addSql(
       `create index "webhook_delivery_subscription_index" on "webhook_delivery" ("subscription_id", "created_at", "id");`,
     );
+    this.addSql(`create index "webhook_delivery_created_at_index" on "webhook_delivery" ("created_at");`);
     this.addSql(
       `create index "webhook_delivery_due_index" on "webhook_delivery" ("next_attempt_at") where "status" = 'pending';`,
     );
