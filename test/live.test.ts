@@ -2,7 +2,7 @@
 // cap per account, and (on PostgreSQL) an event created on one instance reaching a subscriber on another.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Museum } from '../src/app.ts';
 import { type EventStream, openEventStream } from './support/event-stream.ts';
 import {
@@ -33,10 +33,13 @@ async function subscribe(instance: Museum = museum, authorization = basic(VISITO
 beforeAll(async () => {
   museum = await startMuseum({ MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT: '2' });
 });
-afterAll(async () => {
-  for (const stream of streams) stream.close();
-  await museum?.close();
+// Each test starts with no stream open: an account's places are counted.
+afterEach(async () => {
+  const open = streams.splice(0);
+  for (const stream of open) stream.close();
+  await Promise.all(open.map((stream) => stream.ended()));
 });
+afterAll(() => museum?.close());
 
 describe('specialEventPublished', () => {
   it('streams each created and changed event to a visitor, REST and GraphQL alike', async () => {

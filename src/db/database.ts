@@ -29,12 +29,16 @@ const MIGRATION_LOCK = 0x6d757365;
 export async function openDatabase(database: Config['database']): Promise<Database> {
   if (database.kind === 'postgres') {
     const orm = await initOrm({ url: database.url });
+    const sql = await sqlOver(orm);
     return {
       kind: 'postgres',
       orm,
       fork: () => orm.em.fork(),
-      sql: await sqlOver(orm),
-      close: () => orm.close(true),
+      sql,
+      async close() {
+        await sql.stopListening();
+        await orm.close(true);
+      },
     };
   }
 

@@ -32,6 +32,8 @@ export interface Sql extends Queryable {
    * was notified meanwhile is missed). PostgreSQL only: the embedded database is one session.
    */
   listen(channel: string, onPayload: (payload: string) => void, onBroken: (error: Error) => void): Listening;
+  /** Stops every listening: the pool cannot end while a listening holds one of its connections. */
+  stopListening(): Promise<void>;
 }
 
 export interface Listening {
@@ -115,8 +117,9 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error): S
       }
     };
     void open();
-    return {
+    const listening: Listening = {
       async stop() {
+        listenings.delete(listening);
         stopped = true;
         clearTimeout(retry);
         if (!client) return;
@@ -125,10 +128,16 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error): S
         client = undefined;
       },
     };
+    listenings.add(listening);
+    return listening;
   }
+  const listenings = new Set<Listening>();
 
   return {
     listen,
+    async stopListening() {
+      await Promise.all([...listenings].map((listening) => listening.stop()));
+    },
     // Not pool.query(): it closes the connection after any failed statement, a unique violation
     // included, and reconnecting costs a round trip (on the embedded database, a race with its one slot).
     async query(statement, values) {
