@@ -163,6 +163,24 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('across instances (PostgreSQL)',
     onSecond.close();
     onFirst.close();
   });
+
+  it('an instance whose LISTEN connection broke listens again', async () => {
+    const onSecond = await subscribe(second);
+    const [terminated] = await museum.deps.db.fork().execute<{ ended: number }[]>(
+      `select count(pg_terminate_backend(pid))::int as ended from pg_stat_activity
+         where datname = current_database() and query like 'listen %'`,
+    );
+    expect(terminated?.ended).toBe(2);
+    await eventually(async () => {
+      const [row] = await museum.deps.db.fork().execute<{ listening: number }[]>(
+        `select count(*)::int as listening from pg_stat_activity
+           where datname = current_database() and query like 'listen %'`,
+      );
+      return row?.listening === 2;
+    });
+    const created = await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    expect((await onSecond.next()).data.specialEventPublished.eventId).toBe(created.body.eventId);
+  });
 });
 
 describe('the started server', () => {

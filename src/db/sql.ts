@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Client, Pool, PoolClient } from 'pg';
 
 /**
  * A statement sent by name: each connection parses and plans it once (a generic plan, see ON_CONNECT)
@@ -32,7 +32,7 @@ export interface Sql extends Queryable {
    * was notified meanwhile is missed). PostgreSQL only: the embedded database is one session.
    */
   listen(channel: string, onPayload: (payload: string) => void, onBroken: (error: Error) => void): Listening;
-  /** Stops every listening: the pool cannot end while a listening holds one of its connections. */
+  /** Stops every listening (their connections end). */
   stopListening(): Promise<void>;
 }
 
@@ -86,34 +86,37 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error): S
       throw toDriverError(error);
     });
 
+  // A connection of its own, outside the pool (whose connections all serve requests), with the pool's
+  // settings; replaced a second after it breaks.
   function listen(
     channel: string,
     onPayload: (payload: string) => void,
     onBroken: (error: Error) => void,
   ): Listening {
-    let client: PoolClient | undefined;
+    const ListenerClient = (pool as unknown as { Client: new (options: unknown) => Client }).Client;
+    let client: Client | undefined;
     let stopped = false;
     let retry: NodeJS.Timeout | undefined;
     const broken = (error: Error) => {
       if (stopped) return;
-      client?.release(error);
+      client?.end().catch(() => {});
       client = undefined;
       onBroken(error);
       retry = setTimeout(open, RELISTEN_MS);
       retry.unref();
     };
     const open = async () => {
+      const connecting = new ListenerClient(pool.options);
+      client = connecting;
+      connecting.on('notification', (message) => {
+        if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+      });
+      connecting.on('error', broken);
       try {
-        const connected = await pool.connect();
-        client = connected;
-        connected.on('notification', (message) => {
-          if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
-        });
-        connected.on('error', broken);
-        await connected.query(`listen "${channel}"`);
-        if (stopped) connected.release();
+        await connecting.connect();
+        await connecting.query(`listen "${channel}"`);
       } catch (error) {
-        broken(error as Error);
+        if (client === connecting) broken(error as Error);
       }
     };
     void open();
@@ -122,9 +125,7 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error): S
         listenings.delete(listening);
         stopped = true;
         clearTimeout(retry);
-        if (!client) return;
-        await client.query(`unlisten "${channel}"`).catch(() => {});
-        client.release();
+        await client?.end().catch(() => {});
         client = undefined;
       },
     };
