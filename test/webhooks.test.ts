@@ -3,6 +3,7 @@
 // webhook-id, safe targets, and who may manage subscriptions.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -46,9 +47,12 @@ const subscribe = (url: string, description?: string) =>
 
 /** Every subscription made so far is deleted, so that each test counts its own messages. */
 async function unsubscribeAll() {
-  const { body } = await museum.rest('GET', '/webhook-subscriptions?limit=30', { as: 'staff' });
-  for (const subscription of body)
-    await museum.rest('DELETE', `/webhook-subscriptions/${subscription.id}`, { as: 'staff' });
+  for (;;) {
+    const { body } = await museum.rest('GET', '/webhook-subscriptions?limit=30', { as: 'staff' });
+    if (body.length === 0) return;
+    for (const subscription of body)
+      await museum.rest('DELETE', `/webhook-subscriptions/${subscription.id}`, { as: 'staff' });
+  }
 }
 
 const deliveriesOf = async (subscriptionId: string) =>
@@ -162,6 +166,17 @@ describe('subscriptions', () => {
     expect(
       (await museum.rest('GET', `/webhook-subscriptions/${subscription.id}`, { as: 'staff' })).status,
     ).toBe(200);
+  });
+
+  it('holds at most 100 subscriptions: one more is 409', async () => {
+    await unsubscribeAll();
+    for (let n = 0; n < 100; n++) expect((await subscribe(`http://127.0.0.1:9/hooks/${n}`)).status).toBe(201);
+    const refused = await subscribe('http://127.0.0.1:9/one-too-many');
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toContain('100 webhook subscriptions');
+    const { headers } = await museum.rest('GET', '/webhook-subscriptions', { as: 'staff' });
+    expect(headers.get('x-total-count')).toBe('100');
+    await unsubscribeAll();
   });
 
   it('bad input is a 400 naming the field, and nothing is created', async () => {
@@ -414,15 +429,38 @@ describe('safe targets', () => {
   it('at delivery, an address that resolves to a private one is refused without connecting', async () => {
     const hooks = await receiver();
     const { port } = new URL(hooks.url);
-    const payload = '{}';
-    const byName = await sendMessage(`http://localhost:${port}/hooks`, 'whsec_AAAA', 'msg_1', payload, false);
+    const message = { secret: 'whsec_AAAA', webhookId: 'msg_1', payload: '{}' };
+    const strict = { allowPrivate: false };
+    const byName = await sendMessage({ ...message, url: `http://localhost:${port}/hooks` }, strict);
     expect(byName).toEqual({ status: null, response: expect.stringContaining('refused') });
-    const byAddress = await sendMessage(hooks.url, 'whsec_AAAA', 'msg_1', payload, false);
+    const byAddress = await sendMessage({ ...message, url: hooks.url }, strict);
     expect(byAddress).toEqual({ status: null, response: expect.stringContaining('refused') });
     expect(hooks.received).toHaveLength(0);
     // Allowed (development), the same message goes through.
-    const allowed = await sendMessage(hooks.url, 'whsec_AAAA', 'msg_1', payload, true);
+    const allowed = await sendMessage({ ...message, url: hooks.url }, { allowPrivate: true });
     expect(allowed.status).toBe(202);
+  });
+
+  it('an attempt with no answer in time has failed, and the connection is dropped', async () => {
+    const sockets: Socket[] = [];
+    // Reads the request, never answers.
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const outcome = await sendMessage(
+        { url: `http://127.0.0.1:${port}/`, secret: 'whsec_AAAA', webhookId: 'msg_1', payload: '{}' },
+        { allowPrivate: true, timeoutMs: 200 },
+      );
+      expect(outcome).toEqual({ status: null, response: 'no answer within 0.2 s' });
+      await eventually(async () => sockets.length === 1 && sockets[0]!.destroyed);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   });
 });
 

@@ -60,14 +60,21 @@ export interface AttemptOutcome {
   response: string;
 }
 
+export interface Message {
+  url: string;
+  secret: string;
+  webhookId: string;
+  payload: string;
+}
+
 /** One signed POST of a message; never throws. */
 export async function sendMessage(
-  target: string,
-  secret: string,
-  webhookId: string,
-  payload: string,
-  allowPrivate: boolean,
-  signal?: AbortSignal,
+  { url: target, secret, webhookId, payload }: Message,
+  {
+    allowPrivate,
+    signal,
+    timeoutMs = DELIVERY_TIMEOUT_MS,
+  }: { allowPrivate: boolean; signal?: AbortSignal; timeoutMs?: number },
 ): Promise<AttemptOutcome> {
   const url = new URL(target);
   if (!allowPrivate && isForbiddenLiteral(url))
@@ -122,10 +129,10 @@ export async function sendMessage(
       () =>
         settle(
           answered === null
-            ? { status: null, response: `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` }
+            ? { status: null, response: `no answer within ${timeoutMs / 1000} s` }
             : { status: answered, response: Buffer.concat(chunks).toString('utf8') },
         ),
-      DELIVERY_TIMEOUT_MS,
+      timeoutMs,
     );
     if (signal?.aborted) abandon();
     else signal?.addEventListener('abort', abandon, { once: true });
@@ -190,12 +197,8 @@ export function createDispatcher(options: {
 
   async function attempt(taken: Taken): Promise<void> {
     const outcome = await sendMessage(
-      taken.url,
-      taken.secret,
-      taken.webhook_id,
-      taken.payload,
-      options.allowPrivate,
-      shutdown.signal,
+      { url: taken.url, secret: taken.secret, webhookId: taken.webhook_id, payload: taken.payload },
+      { allowPrivate: options.allowPrivate, signal: shutdown.signal },
     );
     // Abandoned at shutdown: not an attempt that failed. The lease runs out and any instance sends it again.
     if (closed) return;

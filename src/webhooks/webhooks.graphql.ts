@@ -134,7 +134,7 @@ builder.queryFields((t) => ({
       "A subscription's deliveries, newest first; null when there is no such subscription (staff only).",
     authScopes: staffOnly,
     args: { subscriptionId: t.arg({ type: 'UUID' }), ...pageArgs },
-    validate: paginationSchema.passthrough(),
+    validate: paginationSchema.loose(),
     resolve: (_root, args, { deps }) => listDeliveries(deps.db.sql, args.subscriptionId, pageOf(args)),
   }),
 }));

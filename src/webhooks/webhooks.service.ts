@@ -165,11 +165,6 @@ export async function queueEventMessages(tx: EntityManager, event: EventView): P
   );
 }
 
-/** Whether any subscription exists: an instance on the embedded database need not look for work otherwise. */
-export async function hasSubscriptions(em: EntityManager): Promise<boolean> {
-  return (await em.count(WebhookSubscription)) > 0;
-}
-
 /** How long a delivery that is over (delivered or failed) stays listed. */
 export const DELIVERY_RETENTION_DAYS = 30;
 
