@@ -1,7 +1,6 @@
 // The `specialEventPublished` subscription over server-sent events: who may open one, what it carries, the
 // cap per account, and (on PostgreSQL) an event created on one instance reaching a subscriber on another.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Museum } from '../src/app.ts';
 import { type EventStream, openEventStream } from './support/event-stream.ts';
@@ -14,6 +13,7 @@ import {
   type TestMuseum,
   VISITOR,
 } from './support/museum.ts';
+import { readmeBlocks } from './support/readme.ts';
 import { eventually } from './support/receiver.ts';
 import { spawnServerFor } from './support/server.ts';
 
@@ -189,28 +189,22 @@ describe('the started server', () => {
     const server = await spawnServerFor(museum, { MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT: '2' });
     try {
       // A client that goes away gives its place back, and the server goes on.
-      const gone = await openEventStream(
-        (input, init) => fetch(input, init),
-        server.url,
-        SUBSCRIPTION,
-        basic(STAFF.name, STAFF.password),
-      );
+      const openAsStaff = () =>
+        openEventStream(
+          (input, init) => fetch(input, init),
+          server.url,
+          SUBSCRIPTION,
+          basic(STAFF.name, STAFF.password),
+        );
+      const gone = await openAsStaff();
       expect(gone.status).toBe(200);
       gone.close();
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect((await fetch(`${server.url}/health/live`)).status).toBe(200);
-      const stream = await openEventStream(
-        (input, init) => fetch(input, init),
-        server.url,
-        SUBSCRIPTION,
-        basic(STAFF.name, STAFF.password),
-      );
+      const stream = await openAsStaff();
       expect(stream.status).toBe(200);
       // The README's curl example, as pasted (its server and account aside).
-      const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-      const section = readme.slice(readme.indexOf('\n## Live events'));
-      const example = [...section.matchAll(/```sh\n([\s\S]*?)```/g)]
-        .map((match) => match[1]!)
+      const example = (await readmeBlocks('Live events', 'sh'))
         .find((block) => block.includes('text/event-stream'))!
         .replaceAll('http://127.0.0.1:4000', server.url)
         .replaceAll('admin:change-me-now', `${STAFF.name}:${STAFF.password}`);

@@ -2,7 +2,7 @@
 // PostgreSQL: signed messages (verified with the standardwebhooks package), retries with the same
 // webhook-id, safe targets, and who may manage subscriptions.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import {
   startMuseum,
   type TestMuseum,
 } from './support/museum.ts';
+import { readmeBlocks } from './support/readme.ts';
 import { eventually, type Receiver, startReceiver } from './support/receiver.ts';
 import { freePort, spawnServer } from './support/server.ts';
 
@@ -54,6 +55,13 @@ async function unsubscribeAll() {
       await museum.rest('DELETE', `/webhook-subscriptions/${subscription.id}`, { as: 'staff' });
   }
 }
+
+/** The subscription's latest delivery, once it has `status`. */
+const latestDelivery = (subscriptionId: string, status: string) =>
+  eventually(async () => {
+    const [latest] = await deliveriesOf(subscriptionId);
+    return latest?.status === status && latest;
+  });
 
 const deliveriesOf = async (subscriptionId: string) =>
   (await museum.rest('GET', `/webhook-subscriptions/${subscriptionId}/deliveries`, { as: 'staff' })).body;
@@ -274,10 +282,7 @@ describe('delivery', () => {
     expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
     const verifier = new Webhook(subscription.secret);
     for (const attempt of attempts) verifier.verify(attempt.body, attempt.headers as Record<string, string>);
-    const [delivery] = await eventually(async () => {
-      const list = await deliveriesOf(subscription.id);
-      return list[0]?.status === 'delivered' && list;
-    });
+    const delivery = await latestDelivery(subscription.id, 'delivered');
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, lastResponseStatus: 202 });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(hooks.received).toHaveLength(3);
@@ -289,10 +294,7 @@ describe('delivery', () => {
     const { body: subscription } = await subscribe(hooks.url);
     await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
     await hooks.waitFor(3);
-    const [delivery] = await eventually(async () => {
-      const list = await deliveriesOf(subscription.id);
-      return list[0]?.status === 'failed' && list;
-    });
+    const delivery = await latestDelivery(subscription.id, 'failed');
     expect(delivery).toMatchObject({ status: 'failed', attempts: 3, lastResponseStatus: 500 });
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(hooks.received).toHaveLength(3);
@@ -313,10 +315,7 @@ describe('delivery', () => {
     const { body: subscription } = await subscribe(hooks.url);
     await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
     await hooks.waitFor(3);
-    const [delivery] = await eventually(async () => {
-      const list = await deliveriesOf(subscription.id);
-      return list[0]?.status === 'failed' && list;
-    });
+    const delivery = await latestDelivery(subscription.id, 'failed');
     expect(delivery.lastResponseStatus).toBe(307);
     expect(elsewhere.received).toHaveLength(0);
   });
@@ -327,10 +326,7 @@ describe('delivery', () => {
     await closed.close();
     const { body: subscription } = await subscribe(closed.url);
     await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
-    const [delivery] = await eventually(async () => {
-      const list = await deliveriesOf(subscription.id);
-      return list[0]?.status === 'failed' && list;
-    });
+    const delivery = await latestDelivery(subscription.id, 'failed');
     expect(delivery).toMatchObject({ attempts: 3 });
     expect(delivery.lastResponseStatus).toBeUndefined();
   });
@@ -553,12 +549,10 @@ describe('a crash right after the API answered', () => {
 
 describe("the README's receiver", () => {
   it('verifies a message, logs the event once, and answers 202', async () => {
-    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('\n## Live events'));
-    const source = /```js\n([\s\S]*?)```/.exec(section)![1]!;
+    const [source] = await readmeBlocks('Live events', 'js');
     const directory = await mkdtemp(join(tmpdir(), 'museum-receiver-'));
     await symlink(new URL('../node_modules', import.meta.url).pathname, join(directory, 'node_modules'));
-    await writeFile(join(directory, 'receiver.mjs'), source);
+    await writeFile(join(directory, 'receiver.mjs'), source!);
     const port = await freePort();
     await unsubscribeAll();
     const { body: subscription } = await subscribe(`http://127.0.0.1:${port}/`);
@@ -583,10 +577,7 @@ describe("the README's receiver", () => {
         body: eventBody({ name: 'Told by webhook' }),
       });
       await eventually(async () => output.includes(`event ${created.body.eventId} Told by webhook`));
-      const [delivery] = await eventually(async () => {
-        const list = await deliveriesOf(subscription.id);
-        return list[0]?.status === 'delivered' && list;
-      });
+      const delivery = await latestDelivery(subscription.id, 'delivered');
       expect(delivery.lastResponseStatus).toBe(202);
     } finally {
       child.kill();
