@@ -494,44 +494,56 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('several instances (PostgreSQL)'
   });
 });
 
-describe('a crash right after the API answered', () => {
-  it('a server killed with SIGKILL after acknowledging a change has its message delivered after restart', async () => {
+/** A database no other instance uses (this file's museum would deliver meanwhile), as server settings. */
+async function ownDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (adminUrl) {
+    const postgres = await createPostgresDatabase(adminUrl);
+    return { env: { DATABASE_URL: postgres.url }, drop: () => postgres.drop() };
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'museum-crash-'));
+  return { env: { MUSEUM_DATA_DIR: dataDir }, drop: () => rm(dataDir, { recursive: true, force: true }) };
+}
+
+const staffJson = { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' };
+
+/** Subscribes `url` on a started server and creates an event there; the secret and the event. */
+async function subscribeAndCreate(server: { url: string }, url: string) {
+  const subscribed = await fetch(`${server.url}/webhook-subscriptions`, {
+    method: 'POST',
+    headers: staffJson,
+    body: JSON.stringify({ url }),
+  });
+  const { secret } = (await subscribed.json()) as { secret: string };
+  const created = await fetch(`${server.url}/special-events`, {
+    method: 'POST',
+    headers: staffJson,
+    body: JSON.stringify(eventBody({ name: 'Survives a crash' })),
+  });
+  expect(created.status).toBe(201);
+  return { secret, event: (await created.json()) as { eventId: string } };
+}
+
+describe('a crash', () => {
+  const serverEnv = (database: Record<string, string>) => ({
+    ...database,
+    ...WEBHOOK_ENV,
+    MUSEUM_ADMIN_USER: STAFF.name,
+    MUSEUM_ADMIN_PASSWORD: STAFF.password,
+  });
+
+  it('right after the API acknowledged a change (SIGKILL): the message is delivered after restart', async () => {
     const hooks = await receiver();
-    // A database of its own: no other instance (this file's museum) may deliver meanwhile.
-    const adminUrl = process.env.TEST_DATABASE_URL;
-    const postgres = adminUrl ? await createPostgresDatabase(adminUrl) : null;
-    const dataDir = postgres ? null : await mkdtemp(join(tmpdir(), 'museum-crash-'));
-    const database: Record<string, string> = postgres
-      ? { DATABASE_URL: postgres.url }
-      : { MUSEUM_DATA_DIR: dataDir! };
-    const env = {
-      ...database,
-      ...WEBHOOK_ENV,
-      MUSEUM_ADMIN_USER: STAFF.name,
-      MUSEUM_ADMIN_PASSWORD: STAFF.password,
-    };
-    const staff = { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' };
+    const database = await ownDatabase();
     try {
       // This one queues but does not deliver, so the kill surely comes first.
-      const first = await spawnServer({ ...env, MUSEUM_WEBHOOK_WORKER: 'off' });
-      const subscribed = await fetch(`${first.url}/webhook-subscriptions`, {
-        method: 'POST',
-        headers: staff,
-        body: JSON.stringify({ url: hooks.url }),
-      });
-      const { secret } = (await subscribed.json()) as { secret: string };
-      const created = await fetch(`${first.url}/special-events`, {
-        method: 'POST',
-        headers: staff,
-        body: JSON.stringify(eventBody({ name: 'Survives a crash' })),
-      });
-      expect(created.status).toBe(201);
-      const event = (await created.json()) as { eventId: string };
+      const first = await spawnServer({ ...serverEnv(database.env), MUSEUM_WEBHOOK_WORKER: 'off' });
+      const { secret, event } = await subscribeAndCreate(first, hooks.url);
       first.child.kill('SIGKILL');
       await first.exited;
       expect(hooks.received).toHaveLength(0);
 
-      const restarted = await spawnServer(env);
+      const restarted = await spawnServer(serverEnv(database.env));
       try {
         const [message] = await hooks.waitFor(1);
         expect(new Webhook(secret).verify(message!.body, message!.headers as Record<string, string>)).toEqual(
@@ -541,10 +553,34 @@ describe('a crash right after the API answered', () => {
         await restarted.stop();
       }
     } finally {
-      if (dataDir) await rm(dataDir, { recursive: true, force: true });
-      await postgres?.drop();
+      await database.drop();
     }
   });
+
+  it('in the middle of an attempt (SIGKILL): the message is sent again, same webhook-id, once its lease runs out', async () => {
+    const hooks = await receiver((n) => (n === 1 ? 'never' : 202));
+    const database = await ownDatabase();
+    try {
+      const first = await spawnServer(serverEnv(database.env));
+      const { secret } = await subscribeAndCreate(first, hooks.url);
+      await hooks.waitFor(1);
+      first.child.kill('SIGKILL');
+      await first.exited;
+
+      const restarted = await spawnServer(serverEnv(database.env));
+      try {
+        const [held, again] = await hooks.waitFor(2, 30_000);
+        expect(again!.headers['webhook-id']).toBe(held!.headers['webhook-id']);
+        new Webhook(secret).verify(again!.body, again!.headers as Record<string, string>);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(hooks.received).toHaveLength(2);
+      } finally {
+        await restarted.stop();
+      }
+    } finally {
+      await database.drop();
+    }
+  }, 60_000);
 });
 
 describe("the README's receiver", () => {

@@ -14,11 +14,13 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** `answer` gets the 1-based number of the request and says the status (and optionally headers, body). */
-export async function startReceiver(
-  answer: (n: number) => number | { status: number; headers?: Record<string, string>; body?: string } = () =>
-    202,
-): Promise<Receiver> {
+type Answer = number | { status: number; headers?: Record<string, string>; body?: string } | 'never';
+
+/**
+ * `answer` gets the 1-based number of the request and says the status (and optionally headers, body), or
+ * `never`: the request is read and left unanswered.
+ */
+export async function startReceiver(answer: (n: number) => Answer = () => 202): Promise<Receiver> {
   const received: Received[] = [];
   const waiters: Array<() => void> = [];
   const server = createServer((req, res) => {
@@ -27,10 +29,11 @@ export async function startReceiver(
     req.on('end', () => {
       received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       const answered = answer(received.length);
+      for (const wake of waiters.splice(0)) wake();
+      if (answered === 'never') return;
       const { status, headers, body } = typeof answered === 'number' ? { status: answered } : answered;
       res.writeHead(status, headers);
       res.end(body ?? 'ok');
-      for (const wake of waiters.splice(0)) wake();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
