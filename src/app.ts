@@ -35,7 +35,7 @@ import { routes } from './rest/routes.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
 import { tracing } from './tracing.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
-import { purgeOldDeliveries } from './webhooks/webhooks.service.ts';
+import { purgeOldDeliveries, webhookBacklog } from './webhooks/webhooks.service.ts';
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -55,7 +55,12 @@ const isDocsPath = (pathname: string) =>
 
 /** The whole HTTP application over its dependencies; it never listens (server.ts does). */
 export function createApp(deps: AppDeps, options: { isDraining?: () => boolean } = {}): App {
-  const metrics = deps.config.metrics ? createMetrics(deps.db) : undefined;
+  const metrics = deps.config.metrics
+    ? createMetrics(deps.db, {
+        openSubscriptions: () => deps.feed.size(),
+        webhookBacklog: () => webhookBacklog(deps.db.sql),
+      })
+    : undefined;
   // Compiled queries run outside envelop (REST reads, the GraphQL lane) with the same context, deadline
   // and metrics.
   const runner = createCompiledRunner({

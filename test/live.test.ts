@@ -67,6 +67,19 @@ describe('specialEventPublished', () => {
     stream.close();
   });
 
+  it('/metrics counts the open streams', async () => {
+    const open = async () => {
+      const { text } = await museum.request('GET', '/metrics');
+      return Number(/^live_subscriptions (\S+)$/m.exec(text)?.[1]);
+    };
+    expect(await open()).toBe(0);
+    const stream = await subscribe();
+    expect(await open()).toBe(1);
+    stream.close();
+    await stream.ended();
+    expect(await open()).toBe(0);
+  });
+
   it('sends keep-alive comments while nothing happens', async () => {
     const stream = await subscribe();
     // yoga pings every 12 s, every 300 ms under NODE_ENV=test (vitest's).

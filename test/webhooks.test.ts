@@ -349,6 +349,26 @@ describe('delivery', () => {
   });
 });
 
+describe('metrics', () => {
+  it('/metrics shows the backlog: messages pending and the age of the oldest', async () => {
+    await unsubscribeAll();
+    const gauge = async (name: string) => {
+      const { text } = await museum.request('GET', '/metrics');
+      return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    };
+    expect(await gauge('webhook_deliveries_pending')).toBe(0);
+    expect(await gauge('webhook_oldest_pending_seconds')).toBe(0);
+    const hooks = await receiver(() => 'never');
+    await subscribe(hooks.url);
+    await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+    await hooks.waitFor(1);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await gauge('webhook_deliveries_pending')).toBe(1);
+    expect(await gauge('webhook_oldest_pending_seconds')).toBeGreaterThan(1);
+    await unsubscribeAll();
+  });
+});
+
 describe('retention', () => {
   it('deliveries that are over are forgotten after 30 days; pending ones stay', async () => {
     await unsubscribeAll();

@@ -14,6 +14,8 @@ export interface EventFeed {
    * or the feed closes. An account may hold `maxPerAccount` at once: one more is TOO_MANY_REQUESTS.
    */
   subscribe(account: string): AsyncIterable<EventView>;
+  /** Subscriptions open on this instance. */
+  size(): number;
   /** Ends every subscription (their streams complete) and stops listening. */
   close(): Promise<void>;
 }
@@ -139,6 +141,8 @@ export function createEventFeed(options: {
       };
       return iterator;
     },
+
+    size: () => subscribers.size,
 
     async close() {
       closed = true;

@@ -5,6 +5,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Pool } from 'pg';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Database } from '../db/database.ts';
+import type { WebhookBacklog } from '../webhooks/webhooks.service.ts';
 import { Timings } from './timings.ts';
 
 /** What one request leaves for its log line and metrics, filled in as it goes. */
@@ -39,9 +40,13 @@ export interface Metrics {
 
 /**
  * Prometheus metrics (prom-client): requests by method, route template and status; GraphQL operations by
- * name and type; the database pool; Node's own (RSS, event-loop lag, GC). Served at /metrics.
+ * name and type; the database pool; the live streams and the webhook backlog; Node's own (RSS,
+ * event-loop lag, GC). Served at /metrics.
  */
-export function createMetrics(db: Database): Metrics {
+export function createMetrics(
+  db: Database,
+  live: { openSubscriptions(): number; webhookBacklog(): Promise<WebhookBacklog> },
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Timings(
@@ -90,6 +95,40 @@ export function createMetrics(db: Database): Metrics {
     registers: [registry],
     collect() {
       if (pool) this.set(pool.waitingCount);
+    },
+  });
+
+  new Gauge({
+    name: 'live_subscriptions',
+    help: 'Open specialEventPublished streams on this instance.',
+    registers: [registry],
+    collect() {
+      this.set(live.openSubscriptions());
+    },
+  });
+  // The outbox is the database's, shared by every instance; one statement serves both gauges of a scrape.
+  let backlog: { at: number; read: Promise<WebhookBacklog | null> } | undefined;
+  const readBacklog = () => {
+    if (!backlog || performance.now() - backlog.at > 1_000)
+      backlog = { at: performance.now(), read: live.webhookBacklog().catch(() => null) };
+    return backlog.read;
+  };
+  new Gauge({
+    name: 'webhook_deliveries_pending',
+    help: 'Webhook messages not yet delivered that will be attempted (again), all instances together.',
+    registers: [registry],
+    async collect() {
+      const read = await readBacklog();
+      if (read) this.set(read.pending);
+    },
+  });
+  new Gauge({
+    name: 'webhook_oldest_pending_seconds',
+    help: 'Age of the oldest webhook message still pending, all instances together; 0 when none is.',
+    registers: [registry],
+    async collect() {
+      const read = await readBacklog();
+      if (read) this.set(read.oldestSeconds);
     },
   });
 

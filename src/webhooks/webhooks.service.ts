@@ -178,3 +178,21 @@ const PURGE_DELIVERIES = statement(
 export async function purgeOldDeliveries(sql: Queryable): Promise<void> {
   await sql.query(PURGE_DELIVERIES, [DELIVERY_RETENTION_DAYS]);
 }
+
+export interface WebhookBacklog {
+  pending: number;
+  oldestSeconds: number;
+}
+
+const BACKLOG = statement(
+  'webhook_backlog',
+  `select count(*)::int as pending,
+          coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as "oldestSeconds"
+   from webhook_delivery where status = 'pending'`,
+);
+
+/** How many messages wait to be delivered, and for how long the oldest has. */
+export async function webhookBacklog(sql: Queryable): Promise<WebhookBacklog> {
+  const [row] = await sql.query<WebhookBacklog>(BACKLOG, []);
+  return row ?? { pending: 0, oldestSeconds: 0 };
+}
