@@ -13,12 +13,21 @@ const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 export const isUuid = (value: string) => UUID_PATTERN.test(value);
 export const isEmailAddress = (value: string) => value.length <= 254 && EMAIL_PATTERN.test(value);
 
-/** A string scalar whose values must pass `accepts`; errors are BAD_USER_INPUT, as are zod's. */
+/** How the OpenAPI document (src/rest/openapi.ts) describes a scalar: the JSON Schema of what it accepts. */
+export interface ScalarExtensions {
+  jsonSchema: Record<string, unknown>;
+}
+
+/**
+ * A string scalar whose values must pass `accepts`; errors are BAD_USER_INPUT, as are zod's. `jsonSchema` says
+ * the same for the OpenAPI document.
+ */
 function stringScalar(
   name: 'Date' | 'LocalTime' | 'UUID' | 'EmailAddress' | 'DateTime',
   description: string,
   accepts: (v: string) => boolean,
   expected: string,
+  jsonSchema: Record<string, unknown>,
 ) {
   const parse = (value: unknown, node?: ValueNode): string => {
     if (typeof value !== 'string' || !accepts(value)) {
@@ -31,6 +40,7 @@ function stringScalar(
   };
   builder.scalarType(name, {
     description,
+    extensions: { jsonSchema: { type: 'string', ...jsonSchema } } satisfies ScalarExtensions,
     serialize: (value) => value as string,
     parseValue: (value) => parse(value),
     parseLiteral: (node) => parse(node.kind === Kind.STRING ? node.value : undefined, node),
@@ -42,23 +52,29 @@ stringScalar(
   'A calendar date, `YYYY-MM-DD`, that exists (2023-02-30 does not).',
   isCalendarDate,
   'a calendar date YYYY-MM-DD that exists',
+  { format: 'date', description: 'A calendar date, `YYYY-MM-DD`, that exists.' },
 );
 stringScalar(
   'LocalTime',
   'A time of day on the 24-hour clock, `HH:MM`.',
   isLocalTime,
   'a time HH:MM (00:00 to 23:59)',
+  { pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'HH:MM, 24-hour clock.' },
 );
-stringScalar('UUID', 'A UUID such as `3be6453c-03eb-4357-ae5a-984a0e574a54`.', isUuid, 'a UUID');
+stringScalar('UUID', 'A UUID such as `3be6453c-03eb-4357-ae5a-984a0e574a54`.', isUuid, 'a UUID', {
+  format: 'uuid',
+});
 stringScalar(
   'EmailAddress',
   'An e-mail address of at most 254 characters.',
   isEmailAddress,
   'a valid e-mail address of at most 254 characters',
+  { format: 'email', maxLength: 254 },
 );
 stringScalar(
   'DateTime',
   'An instant, RFC 3339 in UTC: `2030-10-29T08:30:00.000Z`.',
   (value) => RFC3339_UTC.test(value) && !Number.isNaN(Date.parse(value)),
   'an RFC 3339 date-time in UTC such as 2030-10-29T08:30:00.000Z',
+  { format: 'date-time' },
 );

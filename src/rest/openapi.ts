@@ -12,6 +12,7 @@ import {
   type GraphQLArgument,
   type GraphQLField,
   type GraphQLInputType,
+  type GraphQLNamedType,
   type GraphQLObjectType,
   type GraphQLOutputType,
   type GraphQLSchema,
@@ -31,6 +32,7 @@ import {
 import { z } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
+import type { ScalarExtensions } from '../graphql/scalars.ts';
 import { schema as graphqlSchema } from '../graphql/schema.ts';
 import { OPENAPI_SECURITY_SCHEME } from '../plugins/use-docs.ts';
 import { problemOf, WWW_AUTHENTICATE } from './problem.ts';
@@ -64,14 +66,6 @@ const TAGS: Record<string, string> = {
   Events: 'Special events hosted by the museum.',
   Tickets: 'Museum tickets for general entrance or special events.',
   Webhooks: 'Partners told of new and changed special events instead of polling (staff only).',
-};
-
-/** The tag of a row that names none, by its first path segment. */
-const TAG_BY_PATH: Record<string, string> = {
-  'museum-hours': 'Operations',
-  'special-events': 'Events',
-  tickets: 'Tickets',
-  'webhook-subscriptions': 'Webhooks',
 };
 
 /** The reference's shared parameters, by the variable they set. Their schemas come from the rules. */
@@ -109,19 +103,18 @@ const PARAMETERS: Record<string, { component: string; description: string; examp
 /** Names of object types in the reference, where they differ from the GraphQL type's. */
 const OBJECT_NAMES: Record<string, string> = { MuseumDay: 'MuseumDailyHours' };
 
-/** JSON Schema of the GraphQL scalars, as their parsers accept them (graphql/scalars.ts). */
-const SCALARS: Record<string, Json> = {
-  Date: { type: 'string', format: 'date', description: 'A calendar date, `YYYY-MM-DD`, that exists.' },
-  LocalTime: { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'HH:MM, 24-hour clock.' },
-  UUID: { type: 'string', format: 'uuid' },
-  EmailAddress: { type: 'string', format: 'email', maxLength: 254 },
-  DateTime: { type: 'string', format: 'date-time' },
+/** JSON Schema of GraphQL's own scalars; the schema's own describe themselves (graphql/scalars.ts). */
+const BUILT_IN_SCALARS: Record<string, Json> = {
   String: { type: 'string' },
   ID: { type: 'string' },
   Int: { type: 'integer', format: 'int32' },
   Float: { type: 'number' },
   Boolean: { type: 'boolean' },
 };
+
+const scalarSchema = (scalar: GraphQLNamedType): Json => ({
+  ...((scalar.extensions as Partial<ScalarExtensions>).jsonSchema ?? BUILT_IN_SCALARS[scalar.name] ?? {}),
+});
 
 /**
  * JSON Schema for the rules zod cannot export (refinements), recognised by their message. A rule not
@@ -274,13 +267,6 @@ const EXAMPLES: Record<string, { request?: Examples; response?: Examples }> = {
 };
 
 /** Problems an operation can answer beyond what its shape implies (C4: capacity, Idempotency-Key). */
-const EXTRA_PROBLEMS: Record<string, ErrorKind[]> = {
-  buyMuseumTickets: ['conflict', 'unprocessable'],
-  updateSpecialEvent: ['preconditionFailed'],
-  deleteSpecialEvent: ['preconditionFailed'],
-  createWebhookSubscription: ['conflict'],
-};
-
 /** A header of every webhook message, as Standard Webhooks define it. */
 const webhookHeader = (name: string, description: string, example: string) => ({
   name,
@@ -477,7 +463,7 @@ function inputTypeSchema(type: GraphQLInputType): Json {
       additionalProperties: false,
     };
   }
-  return { ...(SCALARS[inner.name] ?? {}) };
+  return scalarSchema(inner);
 }
 
 /**
@@ -537,7 +523,7 @@ function outputSchema(type: GraphQLOutputType, selections?: SelectionSetNode): J
       ...(inner.description ? { description: inner.description } : {}),
     };
   }
-  return { ...(SCALARS[inner.name] ?? {}) };
+  return scalarSchema(inner);
 }
 
 interface CompiledOperation {
@@ -732,14 +718,14 @@ export function buildOpenApiDocument(
 
     const examples = EXAMPLES[route.operationId] ?? {};
     const operation: Json = {
-      summary: route.summary ?? capitalized(route.operationId.replace(/([A-Z])/g, ' $1').toLowerCase()),
+      summary: route.summary,
       ...(route.description
         ? { description: route.description }
         : field.description
           ? { description: field.description }
           : {}),
       operationId: route.operationId,
-      tags: route.tags ?? [TAG_BY_PATH[route.path.split('/')[1] ?? ''] ?? 'Operations'],
+      tags: route.tags,
     };
     for (const tag of operation.tags as string[]) usedTags.add(tag);
     if (parameters.length > 0) operation.parameters = parameters;
@@ -809,7 +795,7 @@ export function buildOpenApiDocument(
     if (scopes) kinds.push('unauthenticated');
     if (scopes && Object.keys(scopes).some((scope) => scope !== 'authenticated')) kinds.push('forbidden');
     if (route.notFound || pathParameterNames(route.path).length > 0) kinds.push('notFound');
-    kinds.push(...(EXTRA_PROBLEMS[route.operationId] ?? []));
+    kinds.push(...(route.problems ?? []));
     if (route.body) kinds.push('payloadTooLarge', 'unsupportedMediaType');
     if (scopes) kinds.push('tooManyRequests');
     kinds.push('internal', 'unavailable');

@@ -2,6 +2,8 @@
 // operation; adapter.ts turns path and query parameters and the JSON body into its variables and the
 // root field's value into the response. Nothing else happens here: rules live in the domain folders.
 
+import type { ErrorKind } from '../common/errors.ts';
+
 const SPECIAL_EVENT_FIELDS = 'eventId name location eventDescription dates price capacity';
 const WEBHOOK_SUBSCRIPTION_FIELDS = 'id url description createdAt';
 const WEBHOOK_DELIVERY_FIELDS =
@@ -47,10 +49,12 @@ export interface Route {
    * `X-Total-Count` when the operation also selects `total`), `'items'` when it is a page `{items, total}`.
    */
   paged?: true | 'items';
-  /** Documentation for /openapi.json (src/rest/openapi.ts); rows without it still appear there. */
-  summary?: string;
-  description?: string;
-  tags?: string[];
+  /** Documentation for /openapi.json (src/rest/openapi.ts). */
+  summary: string;
+  description: string;
+  tags: string[];
+  /** Refusals the operation's rules can give beyond those every route of its kind may (auth, input, body). */
+  problems?: ErrorKind[];
   /** The name of the success response's schema in the OpenAPI document (default: the GraphQL type's). */
   responseSchema?: string;
 }
@@ -119,6 +123,7 @@ export const routes: Route[] = [
   },
   {
     operationId: 'updateSpecialEvent',
+    problems: ['preconditionFailed'],
     summary: 'Update special event',
     description:
       'Update the details of a special event (staff only): any non-empty subset of its five fields, with the rules of create.',
@@ -136,6 +141,7 @@ export const routes: Route[] = [
   },
   {
     operationId: 'deleteSpecialEvent',
+    problems: ['preconditionFailed'],
     summary: 'Delete special event',
     description:
       'Delete a special event from the collection (staff only). Allows museum to cancel planned events: the event disappears from every read and its sold tickets become `cancelled`.',
@@ -150,6 +156,7 @@ export const routes: Route[] = [
   },
   {
     operationId: 'buyMuseumTickets',
+    problems: ['conflict', 'unprocessable'],
     summary: 'Buy museum tickets',
     description: 'Purchase museum tickets for general entry or special events.',
     tags: ['Tickets'],
@@ -202,6 +209,7 @@ export const routes: Route[] = [
   },
   {
     operationId: 'createWebhookSubscription',
+    problems: ['conflict'],
     summary: 'Subscribe to event webhooks',
     description:
       'Subscribes an endpoint to `publishNewEvent` (staff only): every special event created or changed is POSTed to `url`, signed as [Standard Webhooks](https://www.standardwebhooks.com) define, with the `secret` answered here and never again. The URL must be https:// and its host resolve to public addresses only (no loopback, private, link-local or metadata address).',
