@@ -36,7 +36,7 @@ import type { ScalarExtensions } from '../graphql/scalars.ts';
 import { schema as graphqlSchema } from '../graphql/schema.ts';
 import { OPENAPI_SECURITY_SCHEME } from '../plugins/use-docs.ts';
 import { problemOf, WWW_AUTHENTICATE } from './problem.ts';
-import { type Route, routes as restRoutes } from './routes.ts';
+import { type Examples, type Route, routes as restRoutes } from './routes.ts';
 
 type Json = Record<string, unknown>;
 
@@ -144,128 +144,6 @@ const REFINED_OBJECTS: Record<string, Json> = {
   },
 };
 
-/** Examples of the reference, with values this service would really send and accept. */
-const EVENT = {
-  eventId: 'dad4bce8-f5cb-4078-a211-995864315e39',
-  name: 'Mermaid Treasure Identification and Analysis',
-  location: 'Under the seaaa 🦀 🎶 🌊.',
-  eventDescription:
-    'Join us as we review and classify a rare collection of 20 thingamabobs, gadgets, gizmos, whoosits, and whatsits, kindly donated by Ariel.',
-  dates: ['2030-09-05', '2030-09-08'],
-  price: 30,
-};
-const { eventId: _assigned, ...NEW_EVENT } = EVENT;
-
-type Examples = Record<string, { summary: string; value: unknown }>;
-const EXAMPLES: Record<string, { request?: Examples; response?: Examples }> = {
-  getMuseumHours: {
-    response: {
-      GetMuseumHoursResponseExample: {
-        summary: 'Get hours response',
-        value: [
-          ['2030-09-09', '09:00', '18:00'],
-          ['2030-09-10', '09:00', '18:00'],
-          ['2030-09-11', '09:00', '18:00'],
-          ['2030-09-12', '09:00', '18:00'],
-          ['2030-09-13', '10:00', '16:00'],
-        ].map(([date, timeOpen, timeClose]) => ({ date, timeOpen, timeClose })),
-      },
-    },
-  },
-  listSpecialEvents: {
-    response: {
-      ListSpecialEventsResponseExample: {
-        summary: 'List of special events',
-        value: [
-          EVENT,
-          {
-            eventId: '2f14374a-9c65-4ee5-94b7-fba66d893483',
-            name: 'Solar Telescope Demonstration',
-            location: 'Far from the sun.',
-            eventDescription: 'Look at the sun without going blind!',
-            dates: ['2030-09-07', '2030-09-14'],
-            price: 50,
-          },
-        ],
-      },
-    },
-  },
-  createSpecialEvent: {
-    request: { CreateSpecialEventRequestExample: { summary: 'Create special event', value: NEW_EVENT } },
-    response: { CreateSpecialEventResponseExample: { summary: 'Special event created', value: EVENT } },
-  },
-  getSpecialEvent: {
-    response: {
-      GetSpecialEventResponseExample: {
-        summary: 'Get special event',
-        value: {
-          eventId: '6744a0da-4121-49cd-8479-f8cc20526495',
-          name: 'Time Traveler Tea Party',
-          location: 'Temporal Tearoom',
-          eventDescription: 'Sip tea with important historical figures.',
-          dates: ['2030-11-18', '2030-11-25', '2030-12-02'],
-          price: 60,
-        },
-      },
-    },
-  },
-  updateSpecialEvent: {
-    request: {
-      UpdateSpecialEventRequestExample: {
-        summary: 'Update special event request',
-        value: { location: 'On the beach.', price: 15 },
-      },
-    },
-    response: {
-      UpdateSpecialEventResponseExample: {
-        summary: 'Update special event',
-        value: { ...EVENT, location: 'On the beach.', price: 15 },
-      },
-    },
-  },
-  buyMuseumTickets: {
-    request: {
-      BuyGeneralTicketsRequestExample: {
-        summary: 'General entry ticket',
-        value: { ticketType: 'general', ticketDate: '2030-09-09', email: 'todd@example.com' },
-      },
-      BuyEventTicketsRequestExample: {
-        summary: 'Special event ticket',
-        value: {
-          ticketType: 'event',
-          eventId: EVENT.eventId,
-          ticketDate: '2030-09-05',
-          email: 'todd@example.com',
-        },
-      },
-    },
-    response: {
-      BuyGeneralTicketsResponseExample: {
-        summary: 'General entry ticket',
-        value: {
-          message: 'Museum general entry ticket purchased',
-          ticketId: '382c0820-0530-4f4b-99af-13811ad0f17a',
-          ticketType: 'general',
-          ticketDate: '2030-09-09',
-          confirmationCode: 'ticket-general-e5e5c6-dce78',
-        },
-      },
-      BuyEventTicketsResponseExample: {
-        summary: 'Special event ticket',
-        value: {
-          message: 'Museum special event ticket purchased',
-          ticketId: 'b811f723-17b2-44f7-8952-24b03e43d8a9',
-          ticketType: 'event',
-          ticketDate: '2030-09-05',
-          confirmationCode: 'ticket-event-9c55e0-8f82a',
-          eventId: EVENT.eventId,
-          eventName: EVENT.name,
-        },
-      },
-    },
-  },
-};
-
 /** Problems an operation can answer beyond what its shape implies (C4: capacity, Idempotency-Key). */
 /** A header of every webhook message, as Standard Webhooks define it. */
 const webhookHeader = (name: string, description: string, example: string) => ({
@@ -303,7 +181,12 @@ const PUBLISH_NEW_EVENT = {
       ),
     ],
     requestBody: {
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/SpecialEvent' } } },
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/SpecialEvent' },
+          examples: { default_example: { $ref: '#/components/examples/GetSpecialEventResponseExample' } },
+        },
+      },
     },
     responses: { '202': { description: 'Data accepted.' } },
   },
@@ -716,7 +599,7 @@ export function buildOpenApiDocument(
     if (route.method === 'GET') parameters.push(conditional('If-None-Match'));
     if (Object.values(route.headers ?? {}).includes('if-match')) parameters.push(conditional('If-Match'));
 
-    const examples = EXAMPLES[route.operationId] ?? {};
+    const examples = route.examples ?? {};
     const operation: Json = {
       summary: route.summary,
       ...(route.description
