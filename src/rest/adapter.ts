@@ -1,7 +1,9 @@
 import {
   type DocumentNode,
   type ExecutionResult,
+  type FieldNode,
   GraphQLError,
+  type GraphQLField,
   type GraphQLSchema,
   type OperationDefinitionNode,
   parse,
@@ -52,11 +54,15 @@ export interface RestResponse {
 type Segment = { literal: string } | { parameter: string };
 
 /** A route as it runs: its document parsed and validated once, its path split once. */
+/** A route as it serves requests and the OpenAPI document: compiled once, at start-up. */
 export interface CompiledRoute extends Route {
   segments: Segment[];
   parsed: DocumentNode;
   operation: OperationDefinitionNode;
+  /** The root field the document selects: its name, its selection and its definition in the schema. */
   rootField: string;
+  rootSelection: FieldNode;
+  field: GraphQLField<unknown, unknown>;
   /** The path as the OpenAPI document writes it, `/special-events/{eventId}`: the metrics' route label. */
   template: string;
 }
@@ -94,12 +100,24 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[]): CompiledR
       throw new Error(`Route ${route.operationId} must hold one operation`);
     const first = operation.selectionSet.selections[0];
     if (first?.kind !== 'Field') throw new Error(`Route ${route.operationId} must select one root field`);
+    const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+    const field = root?.getFields()[first.name.value];
+    if (!field) throw new Error(`Route ${route.operationId}: unknown root field ${first.name.value}`);
     const segments = route.path
       .split('/')
       .slice(1)
       .map((part): Segment => (part.startsWith(':') ? { parameter: part.slice(1) } : { literal: part }));
     const template = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
-    return { ...route, segments, parsed, operation, rootField: first.name.value, template };
+    return {
+      ...route,
+      segments,
+      parsed,
+      operation,
+      rootField: first.name.value,
+      rootSelection: first,
+      field,
+      template,
+    };
   });
 }
 

@@ -1,12 +1,13 @@
 // The OpenAPI 3.1 document of the REST surface, generated, never written by hand:
-// - paths, methods, operationIds and success statuses from the route table (routes.ts);
+// - paths, methods, operationIds, success statuses, prose, examples and extra refusals from the route table
+//   (routes.ts), each route compiled once by the same compileRoutes that serves it (adapter.ts);
 // - request bodies and query parameters from the very zod schemas that validate them (the `validate`
 //   option of the GraphQL input type or root field a route executes), as JSON Schema 2020-12, the dialect
 //   of OpenAPI 3.1, plus what the GraphQL types themselves enforce (scalar formats, no unknown fields);
 // - responses from the GraphQL output type and the fields the route's document selects;
 // - error responses from the error table (common/errors.ts) and what a route does (auth, body, path).
-// Only prose and examples are written here, keyed by the reference's names. A row added to routes.ts
-// appears without touching this file.
+// Written here: the document's own prose and the reference's shared parameters (their component names).
+// A row added to routes.ts appears without touching this file.
 import {
   type FieldNode,
   type GraphQLArgument,
@@ -25,7 +26,6 @@ import {
   Kind,
   type NamedTypeNode,
   type OperationDefinitionNode,
-  parse,
   type SelectionSetNode,
   typeFromAST,
 } from 'graphql';
@@ -35,6 +35,7 @@ import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
 import type { ScalarExtensions } from '../graphql/scalars.ts';
 import { schema as graphqlSchema } from '../graphql/schema.ts';
 import { OPENAPI_SECURITY_SCHEME } from '../plugins/use-docs.ts';
+import { type CompiledRoute, compileRoutes } from './adapter.ts';
 import { problemOf, WWW_AUTHENTICATE } from './problem.ts';
 import { type Examples, type Route, routes as restRoutes } from './routes.ts';
 
@@ -419,13 +420,9 @@ interface CompiledOperation {
   selectsTotal: boolean;
 }
 
-function compile(schema: GraphQLSchema, route: Route): CompiledOperation {
-  const operation = parse(route.document).definitions[0] as OperationDefinitionNode;
-  const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
-  const rootSelection = operation.selectionSet.selections[0];
-  if (rootSelection?.kind !== Kind.FIELD) throw new Error(`Route ${route.operationId}: no root field`);
-  const field = root?.getFields()[rootSelection.name.value];
-  if (!field) throw new Error(`Route ${route.operationId}: unknown root field ${rootSelection.name.value}`);
+/** What the document needs of a compiled route beyond what serving it does. */
+function describe(schema: GraphQLSchema, route: CompiledRoute): CompiledOperation {
+  const { operation, field, rootSelection } = route;
   const variableTypes = new Map<string, GraphQLInputType>();
   for (const definition of operation.variableDefinitions ?? []) {
     const argument = rootSelection.arguments?.find(
@@ -558,8 +555,8 @@ export function buildOpenApiDocument(
 
   const paths: Record<string, Record<string, Json>> = {};
   const usedTags = new Set<string>();
-  for (const route of routes) {
-    const compiled = compile(schema, route);
+  for (const route of compileRoutes(schema, routes)) {
+    const compiled = describe(schema, route);
     const { field, variableTypes } = compiled;
 
     const parameters: Json[] = [];
