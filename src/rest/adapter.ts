@@ -5,6 +5,7 @@ import {
   GraphQLError,
   type GraphQLField,
   type GraphQLSchema,
+  Kind,
   type OperationDefinitionNode,
   parse,
   validate,
@@ -24,7 +25,7 @@ import type { Logger } from '../logger.ts';
 import { gateRefusal } from '../plugins/use-auth-gate.ts';
 import { tracing } from '../tracing.ts';
 import { problemAnswer } from './problem.ts';
-import type { ParameterType, Route } from './routes.ts';
+import type { Route } from './routes.ts';
 
 /** Request bodies larger than this are refused with 413 before any of them is parsed. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -63,6 +64,8 @@ export interface CompiledRoute extends Route {
   rootField: string;
   rootSelection: FieldNode;
   field: GraphQLField<unknown, unknown>;
+  /** Each query parameter, and whether its variable is an `Int` (else the text is passed as it is). */
+  queryTypes: Record<string, 'int' | 'string'>;
   /** The path as the OpenAPI document writes it, `/special-events/{eventId}`: the metrics' route label. */
   template: string;
 }
@@ -108,6 +111,17 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[]): CompiledR
       .slice(1)
       .map((part): Segment => (part.startsWith(':') ? { parameter: part.slice(1) } : { literal: part }));
     const template = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
+    const queryTypes = Object.fromEntries(
+      (route.query ?? []).map((name) => {
+        const definition = operation.variableDefinitions?.find((d) => d.variable.name.value === name);
+        if (!definition) throw new Error(`Route ${route.operationId}: no variable $${name}`);
+        const named = definition.type.kind === Kind.NON_NULL_TYPE ? definition.type.type : definition.type;
+        return [
+          name,
+          named.kind === Kind.NAMED_TYPE && named.name.value === 'Int' ? 'int' : 'string',
+        ] as const;
+      }),
+    );
     return {
       ...route,
       segments,
@@ -116,6 +130,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: Route[]): CompiledR
       rootField: first.name.value,
       rootSelection: first,
       field,
+      queryTypes,
       template,
     };
   });
@@ -139,10 +154,7 @@ function matchPath(route: CompiledRoute, parts: string[]): Record<string, string
   return params ?? {};
 }
 
-function queryVariables(
-  search: string,
-  declared: Record<string, ParameterType> = {},
-): Record<string, unknown> {
+function queryVariables(search: string, declared: CompiledRoute['queryTypes']): Record<string, unknown> {
   const variables: Record<string, unknown> = {};
   if (search === '') return variables;
   const query = new URLSearchParams(search);
@@ -263,7 +275,10 @@ export function createRestHandler(
     params: Record<string, string>,
     method: string,
   ): Promise<RestResponse> {
-    const variables: Record<string, unknown> = { ...params, ...queryVariables(request.search, route.query) };
+    const variables: Record<string, unknown> = {
+      ...params,
+      ...queryVariables(request.search, route.queryTypes),
+    };
     for (const name in route.headers) {
       const value = request.header(route.headers[name]!);
       if (value !== null) variables[name] = value;
@@ -411,7 +426,7 @@ function pagingHeaders(
 ) {
   const { page, limit } = pageOf(variables as { page?: number; limit?: number });
   // Only the route's own parameters are carried over: a link never repeats whatever else the URL held.
-  const kept = [...new URLSearchParams(request.search)].filter(([name]) => name in (route.query ?? {}));
+  const kept = [...new URLSearchParams(request.search)].filter(([name]) => route.query?.includes(name));
   const link = (rel: string, target: number) => {
     const query = new URLSearchParams(kept);
     query.set('page', String(target));

@@ -588,7 +588,7 @@ export function buildOpenApiDocument(
       return ref('parameters', known.component);
     };
     for (const name of pathParameterNames(route.path)) parameters.push(parameter(name, 'path'));
-    for (const name of Object.keys(route.query ?? {})) parameters.push(parameter(name, 'query'));
+    for (const name of route.query ?? []) parameters.push(parameter(name, 'query'));
     const conditional = (name: keyof typeof CONDITIONAL_PARAMETERS) => {
       components.parameters[name] ??= CONDITIONAL_PARAMETERS[name];
       return ref('parameters', name);

@@ -30,15 +30,16 @@ const WEBHOOK_SUBSCRIPTION = {
 
 export type Examples = Record<string, { summary: string; value: unknown }>;
 
-export type ParameterType = 'string' | 'int';
-
 export interface Route {
   operationId: string;
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** A URLPattern pathname; its named groups become variables of the same name. */
   path: string;
-  /** Query parameters the operation reads, each becoming the variable of the same name. */
-  query?: Record<string, ParameterType>;
+  /**
+   * Query parameters the operation reads, each becoming the variable of the same name (an integer where the
+   * document declares the variable `Int`).
+   */
+  query?: string[];
   /** The JSON request body becomes the `input` variable. */
   body?: true;
   /** Request headers the operation reads, by variable name (`ifMatch: 'if-match'`), when sent. */
@@ -81,7 +82,7 @@ export interface Route {
   responseSchema?: string;
 }
 
-const page = { page: 'int', limit: 'int' } as const;
+const page = ['page', 'limit'];
 
 export const routes: Route[] = [
   {
@@ -93,7 +94,7 @@ export const routes: Route[] = [
     responseSchema: 'MuseumHours',
     method: 'GET',
     path: '/museum-hours',
-    query: { startDate: 'string', ...page },
+    query: ['startDate', ...page],
     document: `query getMuseumHours($startDate: Date, $page: Int, $limit: Int) {
       museumHours(startDate: $startDate, page: $page, limit: $limit) { date timeOpen timeClose } }`,
     status: 200,
@@ -122,7 +123,7 @@ export const routes: Route[] = [
     responseSchema: 'SpecialEventCollection',
     method: 'GET',
     path: '/special-events',
-    query: { startDate: 'string', endDate: 'string', ...page },
+    query: ['startDate', 'endDate', ...page],
     document: `query listSpecialEvents($startDate: Date, $endDate: Date, $page: Int, $limit: Int) {
       specialEventPage(startDate: $startDate, endDate: $endDate, page: $page, limit: $limit) {
         items { ${SPECIAL_EVENT_FIELDS} } total } }`,
