@@ -1,10 +1,10 @@
 import SchemaBuilder from '@pothos/core';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ValidationPlugin from '@pothos/plugin-validation';
-import { GraphQLError } from 'graphql';
 import { ERROR_KINDS, formatPath } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
 import { type AuthScopes, scopesOf } from './auth-scopes.ts';
+import { clientError } from './errors.ts';
 
 export const builder = new SchemaBuilder<{
   Context: RequestContext;
@@ -26,12 +26,8 @@ export const builder = new SchemaBuilder<{
     authScopes: (context) => scopesOf(context.principal),
     unauthorizedError: (_parent, context) =>
       context.principal === null
-        ? new GraphQLError('Credentials are required: send HTTP Basic credentials of an account', {
-            extensions: { code: ERROR_KINDS.unauthenticated.code },
-          })
-        : new GraphQLError('This operation needs the staff role', {
-            extensions: { code: ERROR_KINDS.forbidden.code },
-          }),
+        ? clientError('unauthenticated', ERROR_KINDS.unauthenticated.documented.detail)
+        : clientError('forbidden', ERROR_KINDS.forbidden.documented.detail),
   },
   validation: {
     validationError: (failure) => {
@@ -39,12 +35,22 @@ export const builder = new SchemaBuilder<{
         path: formatPath(issue.path ?? []),
         message: issue.message,
       }));
-      return new GraphQLError(
+      return clientError(
+        'validation',
         `Validation failed: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
-        {
-          extensions: { code: ERROR_KINDS.validation.code, errors },
-        },
+        errors,
       );
     },
   },
 });
+
+/**
+ * What a type or field was declared with here (its `validate` schema, its `authScopes`): Pothos keeps the
+ * options in the GraphQL node's extensions.
+ */
+export function pothosOptionsOf(node: { extensions?: unknown } | null | undefined): {
+  validate?: unknown;
+  authScopes?: unknown;
+} {
+  return (node?.extensions as { pothosOptions?: object } | undefined)?.pothosOptions ?? {};
+}

@@ -20,6 +20,16 @@ export function clientError(
 }
 
 /**
+ * A refusal that decides the HTTP status for every client (GraphQL over HTTP lets an error raised before
+ * execution do so): its kind's status, with `headers`.
+ */
+export function refusal(kind: ErrorKind, message: string, headers: Record<string, string> = {}) {
+  const error = clientError(kind, message);
+  Object.assign(error.extensions, { http: { status: ERROR_KINDS[kind].status, headers } });
+  return error;
+}
+
+/**
  * The driver's words for a connection that is gone or cannot be made; these errors carry no SQLSTATE
  * (pg, pg-pool and pglite-socket).
  */

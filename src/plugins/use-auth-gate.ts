@@ -8,9 +8,11 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { ERROR_KINDS } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
 import { type AuthScopes, grants, scopesOf } from '../graphql/auth-scopes.ts';
-import { clientError } from '../graphql/errors.ts';
+import { pothosOptionsOf } from '../graphql/builder.ts';
+import { refusal } from '../graphql/errors.ts';
 import { rateLimitHeaders } from '../http/rate-limit.ts';
 import { WWW_AUTHENTICATE } from '../rest/problem.ts';
 
@@ -40,9 +42,7 @@ function judge(
       if (!scopes.authenticated) return 'unauthenticated';
       continue;
     }
-    const required = (
-      fields[selection.name.value]?.extensions as { pothosOptions?: { authScopes?: unknown } }
-    )?.pothosOptions?.authScopes;
+    const required = pothosOptionsOf(fields[selection.name.value]).authScopes;
     if (!required || typeof required !== 'object') continue;
     if (!grants(required as Partial<AuthScopes>, scopes))
       return scopes.authenticated ? 'forbidden' : 'unauthenticated';
@@ -83,32 +83,19 @@ export function gateRefusal(
   operation: OperationDefinitionNode | null,
   { auth, principal, challenge }: Pick<RequestContext, 'auth' | 'principal' | 'challenge'>,
 ): GraphQLError | null {
-  if (auth.status === 'throttled') {
-    const error = clientError(
+  if (auth.status === 'throttled')
+    return refusal(
       'tooManyRequests',
       `Too many failed logins; try again in ${auth.retryAfter} seconds`,
+      rateLimitHeaders(auth.policy, auth.retryAfter),
     );
-    Object.assign(error.extensions, {
-      http: { status: 429, headers: rateLimitHeaders(auth.policy, auth.retryAfter) },
-    });
-    return error;
-  }
   const verdict =
     auth.status === 'rejected' ? 'unauthenticated' : judge(schema, operation, scopesOf(principal));
   if (verdict === 'allowed') return null;
-  if (verdict === 'forbidden') {
-    const error = clientError('forbidden', 'This operation needs the staff role');
-    Object.assign(error.extensions, { http: { status: 403 } });
-    return error;
-  }
-  const error = clientError(
+  if (verdict === 'forbidden') return refusal('forbidden', ERROR_KINDS.forbidden.documented.detail);
+  return refusal(
     'unauthenticated',
-    auth.status === 'rejected'
-      ? auth.reason
-      : 'Credentials are required: send HTTP Basic credentials of an account',
+    auth.status === 'rejected' ? auth.reason : ERROR_KINDS.unauthenticated.documented.detail,
+    challenge ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {},
   );
-  Object.assign(error.extensions, {
-    http: { status: 401, headers: challenge ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {} },
-  });
-  return error;
 }

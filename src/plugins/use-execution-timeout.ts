@@ -1,17 +1,13 @@
 import type { Plugin } from 'graphql-yoga';
 import { TOOK_TOO_LONG } from '../common/deadline.ts';
-import { clientError } from '../graphql/errors.ts';
+import { refusal } from '../graphql/errors.ts';
 
 /**
  * A per-operation execution deadline: an operation still running after `timeoutMs` is answered 503 with
  * Retry-After (its database work finishes or fails on its own, unseen). REST runs through it too.
  */
 export function useExecutionTimeout(timeoutMs: number): Plugin {
-  const timedOut = () => {
-    const error = clientError('unavailable', TOOK_TOO_LONG);
-    Object.assign(error.extensions, { http: { status: 503, headers: { 'Retry-After': '5' } } });
-    return { errors: [error] };
-  };
+  const timedOut = () => ({ errors: [refusal('unavailable', TOOK_TOO_LONG, { 'Retry-After': '5' })] });
   return {
     onExecute({ executeFn, setExecuteFn }) {
       setExecuteFn((args) => {

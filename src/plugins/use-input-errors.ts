@@ -22,6 +22,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ERROR_KINDS, type FieldIssue, formatPath } from '../common/errors.ts';
+import { pothosOptionsOf } from '../graphql/builder.ts';
 import { clientError } from '../graphql/errors.ts';
 
 /** Where each argument value sits in the document, as a path from the field's arguments (`input.dates[0]`). */
@@ -112,8 +113,7 @@ function ruleIssues(
   base: (string | number)[],
   named: FieldIssue[],
 ): FieldIssue[] {
-  const rules = (type.extensions as { pothosOptions?: { validate?: StandardSchemaV1 } }).pothosOptions
-    ?.validate;
+  const rules = pothosOptionsOf(type).validate as StandardSchemaV1 | undefined;
   const result = rules?.['~standard'].validate(value);
   if (!result || result instanceof Promise || !result.issues) return [];
   const covered = (path: string) =>

@@ -2,7 +2,7 @@ import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operation
 import { getOperationAST, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from '../context.ts';
-import { clientError } from '../graphql/errors.ts';
+import { refusal } from '../graphql/errors.ts';
 import type { TrustedDocuments } from '../graphql/trusted-documents.ts';
 
 /** The `documentId` of a request (body or query string), without its `sha256:` prefix. */
@@ -55,9 +55,9 @@ export function useTrustedDocuments(documents: TrustedDocuments, only: boolean):
       onExecute({ args, setResultAndStopExecution }) {
         if (!only || trusted.has(args.contextValue) || args.contextValue.principal?.role === 'staff') return;
         if (onlyIntrospection(getOperationAST(args.document, args.operationName))) return;
-        const error = clientError('forbidden', 'Only trusted documents may be run here: send a documentId');
-        Object.assign(error.extensions, { http: { status: 403 } });
-        setResultAndStopExecution({ errors: [error] });
+        setResultAndStopExecution({
+          errors: [refusal('forbidden', 'Only trusted documents may be run here: send a documentId')],
+        });
       },
     },
   ];

@@ -8,6 +8,7 @@
 // - error responses from the error table (common/errors.ts) and what a route does (auth, body, path).
 // Written here: the document's own prose and the reference's shared parameters (their component names).
 // A row added to routes.ts appears without touching this file.
+
 import {
   type FieldNode,
   type GraphQLArgument,
@@ -32,6 +33,7 @@ import {
 import { z } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
+import { pothosOptionsOf } from '../graphql/builder.ts';
 import type { ScalarExtensions } from '../graphql/scalars.ts';
 import { schema as graphqlSchema } from '../graphql/schema.ts';
 import { OPENAPI_SECURITY_SCHEME } from '../plugins/use-docs.ts';
@@ -357,8 +359,7 @@ function inputTypeSchema(type: GraphQLInputType): Json {
 function requestBodySchema(type: GraphQLInputType): Json {
   const inputType = getNamedType(type);
   if (!isInputObjectType(inputType)) return inputTypeSchema(type);
-  const validator = (inputType.extensions as { pothosOptions?: { validate?: unknown } }).pothosOptions
-    ?.validate;
+  const validator = pothosOptionsOf(inputType).validate;
   const schema = validator instanceof z.ZodType ? fromZod(validator) : inputTypeSchema(type);
   const properties = (schema.properties ?? {}) as Record<string, Json>;
   for (const field of Object.values(inputType.getFields())) {
@@ -479,7 +480,7 @@ const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
 
 function scopesOf(field: GraphQLField<unknown, unknown>): Record<string, unknown> | undefined {
-  const scopes = (field.extensions as { pothosOptions?: { authScopes?: unknown } }).pothosOptions?.authScopes;
+  const scopes = pothosOptionsOf(field).authScopes;
   return scopes && typeof scopes === 'object' ? (scopes as Record<string, unknown>) : undefined;
 }
 
@@ -560,8 +561,7 @@ export function buildOpenApiDocument(
     const { field, variableTypes } = compiled;
 
     const parameters: Json[] = [];
-    const argsValidator = (field.extensions as { pothosOptions?: { validate?: unknown } }).pothosOptions
-      ?.validate;
+    const argsValidator = pothosOptionsOf(field).validate;
     const argsSchema = argsValidator instanceof z.ZodType ? fromZod(argsValidator) : { properties: {} };
     const parameter = (name: string, location: 'path' | 'query') => {
       const type = variableTypes.get(name);
