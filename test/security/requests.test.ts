@@ -1,10 +1,10 @@
 // Attacks through the request itself: Host tricks, header floods, oversized and malformed bodies, JSON
 // that two parsers would read differently, dates past the calendar, GraphQL bombs, cross-site requests,
-// and a flood of the heaviest page. A legitimate client is served during and after each.
+// webhooks pointed inward, and a flood of the heaviest page. A legitimate client is served during and after each.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMuseum, type TestMuseum } from '../support/museum.ts';
 import { type RunningServer, spawnServerFor } from '../support/server.ts';
-import { bodyOf, expectServed, raw, staff, statusOf } from './support.ts';
+import { bodyOf, expectServed, portOf, raw, staff, statusOf } from './support.ts';
 
 let museum: TestMuseum;
 let server: RunningServer;
@@ -201,6 +201,27 @@ describe('tickets are kept by no cache', () => {
       expect(read.status, path).toBe(200);
       expect(read.headers.get('cache-control'), path).toBe('no-store');
     }
+  });
+});
+
+describe('webhooks pointed inward (SSRF)', () => {
+  it('a subscription to this machine, a private network or the metadata service is refused, naming url', async () => {
+    for (const url of [
+      `https://127.0.0.1:${portOf(server)}/health/live`,
+      'https://localhost/',
+      'https://169.254.169.254/latest/meta-data/',
+      'https://[::ffff:10.0.0.1]/',
+      `http://127.0.0.1:${portOf(server)}/`,
+    ]) {
+      const refused = await post('/webhook-subscriptions', JSON.stringify({ url }));
+      expect(refused.status, url).toBe(400);
+      expect(((await refused.json()) as { errors: { path: string }[] }).errors, url).toEqual([
+        { path: 'url', message: expect.any(String) },
+      ]);
+    }
+    const list = await fetch(`${server.url}/webhook-subscriptions`, { headers: { authorization: staff } });
+    expect(await list.json()).toEqual([]);
+    await expectServed(server);
   });
 });
 
