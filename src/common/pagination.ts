@@ -31,4 +31,10 @@ export const pageOf = (args: { page?: number | null; limit?: number | null }): P
   limit: args.limit ?? DEFAULT_PAGE_SIZE,
 });
 
+/** One page of a list, and how many items there are over all pages. */
+export interface ListPage<T> {
+  items: T[];
+  total: number;
+}
+
 export const offsetOf = ({ page, limit }: Page) => (page - 1) * limit;

@@ -2,7 +2,7 @@ import { versionTag } from '../common/entity-tags.ts';
 import { type Page, pageOf } from '../common/pagination.ts';
 import type { RequestContext } from '../context.ts';
 import { builder } from '../graphql/builder.ts';
-import { pageArgs } from '../graphql/pagination.ts';
+import { pageArgs, pageType } from '../graphql/pagination.ts';
 import {
   type EventChanges,
   eventChangesSchema,
@@ -83,15 +83,10 @@ export const UpdateSpecialEventInput = builder.inputType('UpdateSpecialEventInpu
   validate: eventChangesSchema,
 });
 
-export const SpecialEventPageType = builder.objectRef<EventPage>('SpecialEventPage').implement({
-  description: 'One page of the events with a date in a range, and how many there are over all pages.',
-  fields: (t) => ({
-    items: t.expose('items', {
-      type: [SpecialEventType],
-      description: 'Ordered by their first date in the range, then name, then eventId.',
-    }),
-    total: t.exposeInt('total', { description: 'Events in the range over all pages.' }),
-  }),
+export const SpecialEventPageType = pageType('SpecialEventPage', SpecialEventType, {
+  type: 'One page of the events with a date in a range, and how many there are over all pages.',
+  items: 'Ordered by their first date in the range, then name, then eventId.',
+  total: 'Events in the range over all pages.',
 });
 
 /** The date range of an event list; its rules live in listEventsArgsSchema and resolveRange. */

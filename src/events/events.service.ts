@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays } from '../common/dates.ts';
 import { ifMatchAllows } from '../common/entity-tags.ts';
 import { conflict, invalidField, notFound, preconditionFailed } from '../common/errors.ts';
-import { offsetOf, type Page } from '../common/pagination.ts';
+import { type ListPage, offsetOf, type Page } from '../common/pagination.ts';
 import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, statement } from '../db/sql.ts';
 import { queueEventMessages } from '../webhooks/webhooks.service.ts';
@@ -208,10 +208,7 @@ export function resolveRange(today: string, startDate?: string | null, endDate?:
   return { startDate: start, endDate: end };
 }
 
-export interface EventPage {
-  items: EventView[];
-  total: number;
-}
+export type EventPage = ListPage<EventView>;
 
 // How many events have a date in the range, each counted at its first date inside it (its previous date
 // lies before the range), from the counters the triggers keep: no walk over the range's rows.

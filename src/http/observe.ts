@@ -113,24 +113,27 @@ export function createMetrics(
       backlog = { at: performance.now(), read: live.webhookBacklog().catch(() => null) };
     return backlog.read;
   };
-  new Gauge({
-    name: 'webhook_deliveries_pending',
-    help: 'Webhook messages not yet delivered that will be attempted (again), all instances together.',
-    registers: [registry],
-    async collect() {
-      const read = await readBacklog();
-      if (read) this.set(read.pending);
-    },
-  });
-  new Gauge({
-    name: 'webhook_oldest_pending_seconds',
-    help: 'Age of the oldest webhook message still pending, all instances together; 0 when none is.',
-    registers: [registry],
-    async collect() {
-      const read = await readBacklog();
-      if (read) this.set(read.oldestSeconds);
-    },
-  });
+  for (const [name, help, value] of [
+    [
+      'webhook_deliveries_pending',
+      'Webhook messages not yet delivered that will be attempted (again), all instances together.',
+      (read: WebhookBacklog) => read.pending,
+    ],
+    [
+      'webhook_oldest_pending_seconds',
+      'Age of the oldest webhook message still pending, all instances together; 0 when none is.',
+      (read: WebhookBacklog) => read.oldestSeconds,
+    ],
+  ] as const)
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        const read = await readBacklog();
+        if (read) this.set(value(read));
+      },
+    });
 
   const names = new Set<string>();
   const labelOf = (name: string | undefined) => {

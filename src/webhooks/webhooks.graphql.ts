@@ -1,12 +1,11 @@
 import { pageOf, paginationSchema } from '../common/pagination.ts';
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
-import { pageArgs } from '../graphql/pagination.ts';
+import { pageArgs, pageType } from '../graphql/pagination.ts';
 import { webhookSubscriptionSchema } from './webhooks.rules.ts';
 import {
   type DeliveryStatus,
   getSubscription,
-  type ListPage,
   listDeliveries,
   listSubscriptions,
   type NewWebhookSubscription,
@@ -73,29 +72,12 @@ const WebhookDeliveryType = builder.objectRef<WebhookDeliveryView>('WebhookDeliv
   }),
 });
 
-const pageType = <T>(
-  name: string,
-  item: typeof WebhookSubscriptionType | typeof WebhookDeliveryType,
-  what: string,
-) =>
-  builder.objectRef<ListPage<T>>(name).implement({
-    description: `One page of ${what}, and how many there are over all pages.`,
-    fields: (t) => ({
-      items: t.field({ type: [item] as never, resolve: (page) => page.items as never }),
-      total: t.exposeInt('total'),
-    }),
-  });
-
-const WebhookSubscriptionPageType = pageType<WebhookSubscriptionView>(
-  'WebhookSubscriptionPage',
-  WebhookSubscriptionType,
-  'webhook subscriptions, oldest first',
-);
-const WebhookDeliveryPageType = pageType<WebhookDeliveryView>(
-  'WebhookDeliveryPage',
-  WebhookDeliveryType,
-  "a subscription's deliveries, newest first",
-);
+const WebhookSubscriptionPageType = pageType('WebhookSubscriptionPage', WebhookSubscriptionType, {
+  type: 'One page of webhook subscriptions, oldest first, and how many there are over all pages.',
+});
+const WebhookDeliveryPageType = pageType('WebhookDeliveryPage', WebhookDeliveryType, {
+  type: "One page of a subscription's deliveries, newest first, and how many there are over all pages.",
+});
 
 const CreateWebhookSubscriptionInput = builder.inputType('CreateWebhookSubscriptionInput', {
   description: 'A new webhook subscription.',

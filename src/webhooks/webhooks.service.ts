@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, invalidField, notFound } from '../common/errors.ts';
-import { offsetOf, type Page } from '../common/pagination.ts';
+import { type ListPage, offsetOf, type Page } from '../common/pagination.ts';
 import { type Queryable, statement } from '../db/sql.ts';
 import type { EventView } from '../events/events.service.ts';
 import { refusalOfTarget } from './targets.ts';
@@ -33,11 +33,6 @@ export interface WebhookDeliveryView {
   nextAttemptAt: string | null;
   createdAt: string;
   deliveredAt: string | null;
-}
-
-export interface ListPage<T> {
-  items: T[];
-  total: number;
 }
 
 /** The channel on which a committed event change is announced to every instance (LISTEN/NOTIFY). */
