@@ -5,7 +5,9 @@ export const characterCount = (value: string) => [...value].length;
 
 /**
  * A required free-text field: not blank, at most `max` characters, any Unicode (emoji included) but NUL,
- * which PostgreSQL cannot store in text, and lone UTF-16 surrogates, which no UTF-8 text can hold.
+ * which PostgreSQL cannot store in text, and lone UTF-16 surrogates, which no UTF-8 text can hold. The
+ * `.meta()` says the same in JSON Schema for the OpenAPI document (zod cannot export a refinement); lone
+ * surrogates have no keyword.
  */
 export const textField = (max: number) =>
   z
@@ -13,4 +15,5 @@ export const textField = (max: number) =>
     .refine((value) => value.trim().length > 0, 'must not be blank')
     .refine((value) => characterCount(value) <= max, `must be at most ${max} characters`)
     .refine((value) => !value.includes('\u0000'), 'must not contain the NUL character')
-    .refine((value) => value.isWellFormed(), 'must be valid Unicode text (no lone surrogates)');
+    .refine((value) => value.isWellFormed(), 'must be valid Unicode text (no lone surrogates)')
+    .meta({ minLength: 1, maxLength: max, pattern: '\\S', allOf: [{ pattern: '^[^\\u0000]*$' }] });

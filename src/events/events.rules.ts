@@ -17,13 +17,15 @@ const eventDates = z
       if (seen.has(date)) ctx.addIssue({ code: 'custom', path: [index], message: `${date} is listed twice` });
       seen.add(date);
     });
-  });
+  })
+  .meta({ uniqueItems: true });
 
 const eventPrice = z
   .number()
   .min(0, 'must be 0 or more')
   .max(MAX_PRICE, `must be at most ${MAX_PRICE}`)
-  .refine(hasAtMostTwoDecimals, 'must have at most 2 decimals');
+  .refine(hasAtMostTwoDecimals, 'must have at most 2 decimals')
+  .meta({ multipleOf: 0.01 });
 
 export const MAX_CAPACITY = 1_000_000;
 
@@ -52,7 +54,8 @@ export const eventChangesSchema = eventFieldsSchema
   .partial()
   .refine((changes) => Object.values(changes).some((value) => value !== undefined), {
     message: 'must give at least one of name, location, eventDescription, dates, price, capacity',
-  });
+  })
+  .meta({ minProperties: 1 });
 
 export type EventChanges = z.infer<typeof eventChangesSchema>;
 

@@ -58,7 +58,8 @@ caller without the right learns nothing about it.
 method answers 405 with \`Allow\`; an unknown path 404. Request bodies are JSON objects with no unknown or
 server-assigned fields.
 
-**Dates** are \`YYYY-MM-DD\` calendar dates that exist; "today" is the museum's time zone.
+**Dates** are \`YYYY-MM-DD\` calendar dates that exist; "today" is the museum's time zone. **Text** is any Unicode
+text (lengths count code points) but the NUL character and lone surrogates.
 
 **Lists** are paged with \`page\` (≥ 1, default 1) and \`limit\` (1…30, default 10); a page past the end is
 \`[]\`. List responses carry an RFC 8288 \`Link\` header (\`first\`, \`prev\`, \`next\`); event lists also
@@ -119,35 +120,6 @@ const scalarSchema = (scalar: GraphQLNamedType): Json => ({
   ...((scalar.extensions as Partial<ScalarExtensions>).jsonSchema ?? BUILT_IN_SCALARS[scalar.name] ?? {}),
 });
 
-/**
- * JSON Schema for the rules zod cannot export (refinements), recognised by their message. A rule not
- * listed here still appears, as text in the schema's description.
- */
-const RULES: Array<[RegExp, (match: RegExpMatchArray) => Json]> = [
-  [/^must not be blank$/, () => ({ minLength: 1, pattern: '\\S' })],
-  [/^must be at most (\d+) characters$/, (m) => ({ maxLength: Number(m[1]) })],
-  [/^must not contain the NUL character$/, () => ({ pattern: '^[^\\u0000]*$' })],
-  [/^must have at most (\d+) decimals$/, (m) => ({ multipleOf: 10 ** -Number(m[1]) })],
-  [/^must give at least one of /, () => ({ minProperties: 1 })],
-];
-
-/** Rules written as superRefine (no message to read), by the field or object they refine. */
-const REFINED_FIELDS: Record<string, Json> = {
-  // Event dates: distinct.
-  dates: { uniqueItems: true },
-};
-const REFINED_OBJECTS: Record<string, Json> = {
-  // eventId: required for an event ticket, absent (or null) for a general one.
-  BuyMuseumTicketsInput: {
-    if: { properties: { ticketType: { const: 'event' } }, required: ['ticketType'] },
-    // (`additionalProperties: true` changes nothing here; it tells linters the branches are not closed.)
-    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's own keyword
-    then: { required: ['eventId'], properties: { eventId: { type: 'string' } }, additionalProperties: true },
-    else: { properties: { eventId: { type: 'null' } }, additionalProperties: true },
-  },
-};
-
-/** Problems an operation can answer beyond what its shape implies (C4: capacity, Idempotency-Key). */
 /** A header of every webhook message, as Standard Webhooks define it. */
 const webhookHeader = (name: string, description: string, example: string) => ({
   name,
@@ -282,44 +254,16 @@ const CONDITIONAL_PARAMETERS: Record<'If-None-Match' | 'If-Match', Json> = {
   },
 };
 
-/** zod → JSON Schema 2020-12 (OpenAPI 3.1's dialect), with the refinements RULES can express. */
+/** zod → JSON Schema 2020-12 (OpenAPI 3.1's dialect); refinements carry theirs through `.meta()`. */
 function fromZod(schema: z.ZodType): Json {
   const json = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io: 'input',
     unrepresentable: 'any',
-    override: ({ zodSchema, jsonSchema }) => {
-      const checks = (zodSchema._zod.def as { checks?: Array<{ _zod: { def: Json } }> }).checks ?? [];
-      for (const check of checks) {
-        const def = check._zod.def;
-        if (def.check !== 'custom' || typeof def.error !== 'function') continue;
-        const message = String(def.error());
-        const rule = RULES.find(([pattern]) => pattern.test(message));
-        if (rule) merge(jsonSchema as Json, rule[1](message.match(rule[0])!));
-        else
-          (jsonSchema as Json).description = sentence((jsonSchema as Json).description, `Rule: ${message}.`);
-      }
-    },
   }) as Json;
   delete json.$schema;
   return json;
 }
-
-/** Adds keywords; a keyword already present with another value is added as one more `allOf` condition. */
-function merge(target: Json, keywords: Json) {
-  for (const [key, value] of Object.entries(keywords)) {
-    if (target[key] === undefined) target[key] = value;
-    else if (JSON.stringify(target[key]) !== JSON.stringify(value)) {
-      const allOf = (target.allOf as Json[] | undefined) ?? [];
-      const condition = { [key]: value };
-      if (!allOf.some((c) => JSON.stringify(c) === JSON.stringify(condition)))
-        target.allOf = [...allOf, condition];
-    }
-  }
-}
-
-const sentence = (before: unknown, text: string) =>
-  typeof before !== 'string' ? text : before.includes(text) ? before : `${before} ${text}`;
 
 /** A nullable `anyOf: [X, {type: null}]` as X: query and path parameters are never null. */
 function withoutNull(schema: Json): Json {
@@ -371,13 +315,10 @@ function requestBodySchema(type: GraphQLInputType): Json {
     const { description: _d, ...graphqlKeywords } = inputTypeSchema(field.type);
     for (const [key, value] of Object.entries(graphqlKeywords)) target[key] ??= value;
     if (field.description) property.description ??= field.description;
-    const refined = REFINED_FIELDS[field.name];
-    if (refined && target.type === 'array') merge(target, refined);
   }
   schema.properties = properties;
   schema.additionalProperties = false;
   if (inputType.description) schema.description ??= inputType.description;
-  merge(schema, REFINED_OBJECTS[inputType.name] ?? {});
   return schema;
 }
 

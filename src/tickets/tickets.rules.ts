@@ -16,6 +16,14 @@ export const buyTicketsSchema = z
     if (input.ticketType === 'general' && input.eventId) {
       ctx.addIssue({ code: 'custom', path: ['eventId'], message: 'must not be given for a general ticket' });
     }
+  })
+  .meta({
+    // The same rule in JSON Schema, for the OpenAPI document. (`additionalProperties: true` changes nothing
+    // here; it tells linters the branches are not closed.)
+    if: { properties: { ticketType: { const: 'event' } }, required: ['ticketType'] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's own keyword
+    then: { required: ['eventId'], properties: { eventId: { type: 'string' } }, additionalProperties: true },
+    else: { properties: { eventId: { type: 'null' } }, additionalProperties: true },
   });
 
 export type BuyTicketsInput = z.infer<typeof buyTicketsSchema>;

@@ -27,7 +27,8 @@ export const webhookSubscriptionSchema = z.object({
     .string()
     .trim()
     .max(2048, 'must be at most 2048 characters')
-    .refine(isHttpUrl, 'must be an absolute https:// URL'),
+    .refine(isHttpUrl, 'must be an absolute https:// URL')
+    .meta({ format: 'uri' }),
   description: z.string().trim().max(500, 'must be at most 500 characters').nullish(),
 });
 
