@@ -4,19 +4,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  basic,
-  openSecondInstance,
-  startMuseum,
-  type TestMuseum,
-  upcomingOpenDay,
-} from './support/museum.ts';
+import { basic, openSecondInstance, upcomingOpenDay } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
-let museum: TestMuseum;
-beforeAll(async () => {
-  museum = await startMuseum();
-});
-afterAll(() => museum?.close());
+const museum = useMuseum();
 
 const CREATE = 'mutation($input: CreateAccountInput!) { createAccount(input: $input) { name role } }';
 const DELETE = 'mutation($name: String!) { deleteAccount(name: $name) }';

@@ -11,8 +11,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { addDays } from '../src/common/dates.ts';
-import { basic, STAFF, startMuseum, type TestMuseum, todayUtc, upcomingOpenDay } from './support/museum.ts';
+import { basic, STAFF, todayUtc, upcomingOpenDay } from './support/museum.ts';
 import { type RunningServer, spawnServerFor } from './support/server.ts';
+import { useMuseum } from './support/use-museum.ts';
 
 const root = new URL('..', import.meta.url);
 const fixture = (name: string) => new URL(`test/fixtures/arazzo/${name}`, root);
@@ -79,12 +80,11 @@ function adapt(document: ArazzoDocument, serverUrl: string, authorization: strin
 }
 
 describe('Redocly Arazzo workflows (redocly respect)', () => {
-  let museum: TestMuseum;
   let server: RunningServer;
   let workDir: string;
 
+  const museum = useMuseum();
   beforeAll(async () => {
-    museum = await startMuseum();
     server = await spawnServerFor(museum);
     // Same layout as the reference: the workflows in arazzo/, pointing at ../openapi.yaml.
     workDir = await mkdtemp(join(tmpdir(), 'museum-arazzo-'));
@@ -98,7 +98,6 @@ describe('Redocly Arazzo workflows (redocly respect)', () => {
   });
   afterAll(async () => {
     await server?.stop();
-    await museum?.close();
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
 

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, STAFF, startMuseum, type TestMuseum } from './support/museum.ts';
+import { basic, STAFF } from './support/museum.ts';
 import { type RunningServer, spawnServerFor } from './support/server.ts';
+import { useMuseum } from './support/use-museum.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 // Locally the test needs Debian's chromium (`apt-get install chromium`); CI (.ci/run) installs it and the
@@ -43,14 +44,13 @@ async function replaceEditorText(page: Page, editor: ReturnType<Page['locator']>
 }
 
 describe.skipIf(skip)('in a real browser (Chromium)', () => {
-  let museum: TestMuseum;
   let server: RunningServer;
   let profile: string;
   let browser: BrowserContext;
   const authorization = basic(STAFF.name, STAFF.password);
 
+  const museum = useMuseum();
   beforeAll(async () => {
-    museum = await startMuseum();
     server = await spawnServerFor(museum);
     profile = await mkdtemp(join(tmpdir(), 'museum-chromium-'));
     browser = await chromium.launchPersistentContext(profile, {
@@ -73,7 +73,6 @@ describe.skipIf(skip)('in a real browser (Chromium)', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
-    await museum?.close();
     if (profile) await rm(profile, { recursive: true, force: true });
   });
 
@@ -251,11 +250,7 @@ describe.skipIf(skip)('in a real browser (Chromium)', () => {
 });
 
 describe('GraphiQL page (without a browser)', () => {
-  let museum: TestMuseum;
-  beforeAll(async () => {
-    museum = await startMuseum();
-  });
-  afterAll(() => museum?.close());
+  const museum = useMuseum();
 
   it('is self-contained: no script, style, font or image from another host', async () => {
     const page = await museum.request('GET', '/graphql', { headers: { accept: 'text/html' } });

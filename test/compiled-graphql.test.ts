@@ -1,24 +1,16 @@
 // The compiled lane (src/http/compiled-graphql.ts): a GraphQL query yoga has seen once is answered off
 // yoga's pipeline the next time. Each test sends a request twice, the first answered by yoga and the second
 // by the lane, and checks the two answers are the same, and which of them yoga handled.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  basic,
-  eventBody,
-  STAFF,
-  startMuseum,
-  type TestMuseum,
-  type TestResponse,
-} from './support/museum.ts';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { basic, eventBody, STAFF, type TestResponse } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
-let museum: TestMuseum;
 let event: { eventId: string; dates: string[] };
 
+const museum = useMuseum();
 beforeAll(async () => {
-  museum = await startMuseum();
   event = (await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() })).body;
 });
-afterAll(() => museum?.close());
 
 let queryNumber = 0;
 /** A query text no earlier test has sent (the lane remembers texts across tests). */

@@ -1,20 +1,19 @@
 // Conditional requests (issue 14): every read carries a strong ETag derived from its representation, and
 // If-None-Match answers 304 without a body.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../src/common/dates.ts';
-import { eventBody, startMuseum, type TestMuseum, todayUtc, upcomingOpenDay } from './support/museum.ts';
+import { eventBody, todayUtc, upcomingOpenDay } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
-let museum: TestMuseum;
 let event: { eventId: string; dates: string[] };
 // Dates of their own, far ahead, so no other event falls into this file's lists.
 const day = addDays(todayUtc(), 4000);
 
+const museum = useMuseum();
 beforeAll(async () => {
-  museum = await startMuseum();
   event = (await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody({ dates: [day] }) }))
     .body;
 });
-afterAll(() => museum?.close());
 
 // A digest of the representation, or (for an event) its version.
 const STRONG_TAG = /^"([A-Za-z0-9_-]{27}|v\d+)"$/;

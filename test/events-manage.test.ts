@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../src/common/dates.ts';
 import { expectValidation, graphqlPaths } from './support/assertions.ts';
-import {
-  eventBody,
-  startMuseum,
-  type TestMuseum,
-  type TestResponse,
-  todayUtc,
-  upcomingOpenDay,
-} from './support/museum.ts';
+import { eventBody, type TestResponse, todayUtc, upcomingOpenDay } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
-let museum: TestMuseum;
-beforeAll(async () => {
-  museum = await startMuseum();
-});
-afterAll(() => museum?.close());
+const museum = useMuseum();
 
 const UNKNOWN_EVENT = '3be6453c-03eb-4357-ae5a-984a0e574a54';
 const EVENT_FIELDS = 'eventId name location eventDescription dates price';

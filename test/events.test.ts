@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addDays } from '../src/common/dates.ts';
 import { errorPaths, expectValidation, graphqlPaths } from './support/assertions.ts';
-import {
-  eventBody,
-  startMuseum,
-  type TestMuseum,
-  type TestResponse,
-  todayUtc,
-  upcomingOpenDay,
-} from './support/museum.ts';
+import { eventBody, type TestResponse, todayUtc, upcomingOpenDay } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
-let museum: TestMuseum;
-beforeAll(async () => {
-  museum = await startMuseum();
-});
-afterAll(() => museum?.close());
+const museum = useMuseum();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const EVENT_FIELDS = 'eventId name location eventDescription dates price';

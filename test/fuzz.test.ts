@@ -3,15 +3,10 @@
 // `status` is the response status.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addDays } from '../src/common/dates.ts';
-import {
-  eventBody,
-  startMuseum,
-  type TestMuseum,
-  type TestResponse,
-  upcomingOpenDay,
-} from './support/museum.ts';
+import { eventBody, type TestResponse, upcomingOpenDay } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
 type Json = any;
 
@@ -26,12 +21,11 @@ interface FuzzRequest {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-let museum: TestMuseum;
 /** A real event, so near-valid event tickets reach the purchase rules. */
 let event: Json;
 
+const museum = useMuseum();
 beforeAll(async () => {
-  museum = await startMuseum();
   const created = await museum.rest('POST', '/special-events', {
     as: 'staff',
     body: eventBody({ dates: [upcomingOpenDay(0), upcomingOpenDay(1), upcomingOpenDay(2)] }),
@@ -39,7 +33,6 @@ beforeAll(async () => {
   expect(created.status, created.text).toBe(201);
   event = created.body;
 });
-afterAll(() => museum?.close());
 
 /** A short, reproducible description of a request for failure messages (long values cut). */
 function describeRequest(request: FuzzRequest): string {

@@ -26,13 +26,10 @@ import {
   VISITOR,
 } from './support/museum.ts';
 import { type RunningServer, spawnServer } from './support/server.ts';
+import { useMuseum } from './support/use-museum.ts';
 
-let museum: TestMuseum;
-beforeAll(async () => {
-  // Webhooks of the auth matrix point at 127.0.0.1:9, where nothing listens.
-  museum = await startMuseum({ MUSEUM_WEBHOOK_ALLOW_PRIVATE: 'true' });
-});
-afterAll(() => museum?.close());
+// Webhooks of the auth matrix point at 127.0.0.1:9, where nothing listens.
+const museum = useMuseum({ MUSEUM_WEBHOOK_ALLOW_PRIVATE: 'true' });
 
 let addressCounter = 0;
 /** A request from an address of its own, so failed logins of one test never throttle another. */
@@ -187,11 +184,7 @@ describe('GraphQL abuse limits (C6)', () => {
 });
 
 describe('GRAPHQL_INTROSPECTION=false, GRAPHIQL=false', () => {
-  let closed: TestMuseum;
-  beforeAll(async () => {
-    closed = await startMuseum({ GRAPHQL_INTROSPECTION: 'false', GRAPHIQL: 'false' });
-  });
-  afterAll(() => closed?.close());
+  const closed = useMuseum({ GRAPHQL_INTROSPECTION: 'false', GRAPHIQL: 'false' });
 
   it('refuses introspection, and errors suggest no field names', async () => {
     const introspection = await gql(closed, '{ __schema { types { name } } }');
@@ -355,12 +348,8 @@ describe('HTTP edges (C5)', () => {
 });
 
 describe('CORS_ORIGINS', () => {
-  let cors: TestMuseum;
   const allowed = 'https://app.example.com';
-  beforeAll(async () => {
-    cors = await startMuseum({ CORS_ORIGINS: `${allowed}, http://localhost:3000` });
-  });
-  afterAll(() => cors?.close());
+  const cors = useMuseum({ CORS_ORIGINS: `${allowed}, http://localhost:3000` });
 
   it('answers the preflight of an allowed origin, and names it on the actual response', async () => {
     const preflight = await call(cors, 'OPTIONS', '/special-events', {
@@ -573,9 +562,8 @@ describe('auth matrix: every GraphQL root field × credentials', () => {
 
 describe('secrets never reach a client or a log line', () => {
   let server: RunningServer;
-  let quiet: TestMuseum;
+  const quiet = useMuseum();
   beforeAll(async () => {
-    quiet = await startMuseum();
     server = await spawnServer({
       DATABASE_URL: quiet.databaseUrl ?? 'memory://',
       MUSEUM_ADMIN_USER: STAFF.name,
@@ -585,7 +573,6 @@ describe('secrets never reach a client or a log line', () => {
   });
   afterAll(async () => {
     await server?.stop();
-    await quiet?.close();
   });
 
   it('logs no password, Authorization header or e-mail address, and sends no X-Powered-By over HTTP', async () => {

@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addDays, isoWeekday } from '../src/common/dates.ts';
-import {
-  type Caller,
-  startMuseum,
-  type TestMuseum,
-  type TestResponse,
-  upcoming,
-  upcomingOpenDay,
-} from './support/museum.ts';
+import { type Caller, type TestResponse, upcoming, upcomingOpenDay } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
-let museum: TestMuseum;
-beforeAll(async () => {
-  museum = await startMuseum();
-});
-afterAll(() => museum?.close());
+const museum = useMuseum();
 
 const SET_WEEKLY = `mutation($input: SetWeeklyHoursInput!) {
   setWeeklyHours(input: $input) { weekday timeOpen timeClose closed } }`;

@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addDays, isoWeekday } from '../src/common/dates.ts';
-import { startMuseum, type TestMuseum, todayUtc, upcoming } from './support/museum.ts';
+import { todayUtc, upcoming } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
-let museum: TestMuseum;
-beforeAll(async () => {
-  museum = await startMuseum();
-});
-afterAll(() => museum?.close());
+const museum = useMuseum();
 
 const HOURS_QUERY = `query($startDate: Date, $page: Int, $limit: Int) {
   museumHours(startDate: $startDate, page: $page, limit: $limit) { date timeOpen timeClose } }`;

@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectProblem } from './support/assertions.ts';
-import { basic, eventBody, STAFF, startMuseum, type TestMuseum } from './support/museum.ts';
+import { basic, eventBody, STAFF } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
-let museum: TestMuseum;
-beforeAll(async () => {
-  museum = await startMuseum();
-});
-afterAll(() => museum?.close());
+const museum = useMuseum();
 
 describe('health', () => {
   it('is open: live and ready answer 200 without credentials', async () => {

@@ -4,22 +4,14 @@ import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Museum } from '../src/app.ts';
 import { type EventStream, openEventStream } from './support/event-stream.ts';
-import {
-  basic,
-  eventBody,
-  openSecondInstance,
-  STAFF,
-  startMuseum,
-  type TestMuseum,
-  VISITOR,
-} from './support/museum.ts';
+import { basic, eventBody, openSecondInstance, STAFF, VISITOR } from './support/museum.ts';
 import { readmeBlocks } from './support/readme.ts';
 import { eventually } from './support/receiver.ts';
 import { spawnServerFor } from './support/server.ts';
+import { useMuseum } from './support/use-museum.ts';
 
 const SUBSCRIPTION = 'subscription { specialEventPublished { eventId name price capacity version } }';
 
-let museum: TestMuseum;
 const streams: EventStream[] = [];
 
 const fetchOf = (instance: Museum) => (input: string, init: RequestInit) => instance.app.fetch(input, init);
@@ -30,16 +22,13 @@ async function subscribe(instance: Museum = museum, authorization = basic(VISITO
   return stream;
 }
 
-beforeAll(async () => {
-  museum = await startMuseum({ MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT: '2' });
-});
+const museum = useMuseum({ MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT: '2' });
 // Each test starts with no stream open: an account's places are counted.
 afterEach(async () => {
   const open = streams.splice(0);
   for (const stream of open) stream.close();
   await Promise.all(open.map((stream) => stream.ended()));
 });
-afterAll(() => museum?.close());
 
 describe('specialEventPublished', () => {
   it('streams each created and changed event to a visitor, REST and GraphQL alike', async () => {

@@ -8,11 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildOpenApiDocument, printedOpenApiDocument } from '../src/rest/openapi.ts';
 import { routes } from '../src/rest/routes.ts';
-import { eventBody, startMuseum, type TestMuseum, upcomingOpenDay } from './support/museum.ts';
+import { eventBody, upcomingOpenDay } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
 type Json = any;
 
@@ -143,17 +144,15 @@ describe('schema/openapi.json', () => {
 });
 
 describe('request body schemas judge bodies as the API does', () => {
-  let museum: TestMuseum;
   let eventId: string;
   let eventDate: string;
+  const museum = useMuseum();
   beforeAll(async () => {
-    museum = await startMuseum();
     const created = await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
     expect(created.status).toBe(201);
     eventId = created.body.eventId;
     eventDate = created.body.dates[0];
   });
-  afterAll(() => museum?.close());
 
   async function compare(
     operationId: string,
@@ -233,11 +232,7 @@ describe('request body schemas judge bodies as the API does', () => {
 });
 
 describe('/openapi.json and /docs', () => {
-  let museum: TestMuseum;
-  beforeAll(async () => {
-    museum = await startMuseum();
-  });
-  afterAll(() => museum?.close());
+  const museum = useMuseum();
 
   it('serve the generated document without credentials', async () => {
     const response = await museum.request('GET', '/openapi.json');

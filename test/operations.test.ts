@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Timings } from '../src/http/timings.ts';
 import { basic, STAFF, startMuseum, type TestMuseum } from './support/museum.ts';
 import { logLines, type RunningServer, spawnServerFor } from './support/server.ts';
+import { useMuseum } from './support/use-museum.ts';
 
 interface Family {
   name: string;
@@ -14,11 +15,7 @@ interface Family {
   metrics: { labels?: Record<string, string>; value?: string; buckets?: Record<string, string> }[];
 }
 
-let museum: TestMuseum;
-beforeAll(async () => {
-  museum = await startMuseum();
-});
-afterAll(() => museum?.close());
+const museum = useMuseum();
 
 async function scrape(target: TestMuseum): Promise<Family[]> {
   const response = await target.request('GET', '/metrics');

@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openMuseum } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -15,6 +15,7 @@ import {
   upcomingOpenDay,
   VISITOR,
 } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
 const generalTicket = (ticketDate: string, email = 'todd@example.com') => ({
   ticketType: 'general',
@@ -30,11 +31,7 @@ async function ticketsOn(museum: TestMuseum, date: string): Promise<number> {
 }
 
 describe('daily capacity of general admission', () => {
-  let museum: TestMuseum;
-  beforeAll(async () => {
-    museum = await startMuseum({ MUSEUM_DAILY_CAPACITY: '10' });
-  });
-  afterAll(() => museum?.close());
+  const museum = useMuseum({ MUSEUM_DAILY_CAPACITY: '10' });
 
   it('sells exactly the capacity to 50 concurrent buyers; the rest get 409 saying what is sold out', async () => {
     const date = upcomingOpenDay(2);
@@ -70,11 +67,7 @@ describe('daily capacity of general admission', () => {
 });
 
 describe('Idempotency-Key', () => {
-  let museum: TestMuseum;
-  beforeAll(async () => {
-    museum = await startMuseum();
-  });
-  afterAll(() => museum?.close());
+  const museum = useMuseum();
 
   const buy = (key: string, body: unknown, as: 'visitor' | 'other' = 'visitor') =>
     museum.rest('POST', '/tickets', { as, body, headers: { 'idempotency-key': key } });
@@ -240,11 +233,7 @@ describe('capacity across two server processes', () => {
 });
 
 describe('capacity of a special event', () => {
-  let museum: TestMuseum;
-  beforeAll(async () => {
-    museum = await startMuseum();
-  });
-  afterAll(() => museum?.close());
+  const museum = useMuseum();
 
   const eventTicket = (eventId: string, ticketDate: string) => ({
     ticketType: 'event',

@@ -5,18 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { addDays } from '../src/common/dates.ts';
 import { routes } from '../src/rest/routes.ts';
-import {
-  eventBody,
-  startMuseum,
-  type TestMuseum,
-  type TestResponse,
-  upcoming,
-  upcomingOpenDay,
-} from './support/museum.ts';
+import { eventBody, type TestResponse, upcoming, upcomingOpenDay } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
 type Json = any;
 
@@ -95,12 +89,11 @@ function expectProblem(response: TestResponse, status: number) {
 
 const sortedKeys = (value: object) => Object.keys(value).sort();
 
-let museum: TestMuseum;
 /** An event of our own, on two upcoming open days. */
 let event: Json;
 
+const museum = useMuseum();
 beforeAll(async () => {
-  museum = await startMuseum();
   const created = await museum.rest('POST', '/special-events', {
     as: 'staff',
     body: eventBody({ name: 'Reference fixture event', dates: [upcomingOpenDay(1), upcomingOpenDay(2)] }),
@@ -108,7 +101,6 @@ beforeAll(async () => {
   expect(created.status, created.text).toBe(201);
   event = created.body;
 });
-afterAll(() => museum?.close());
 
 describe('the reference document', () => {
   it('is the Redocly Museum API 1.2.1 and its schemas compile', () => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { printedSchema } from '../src/graphql/schema.ts';
-import { startMuseum, type TestMuseum } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
 describe('schema/schema.graphql', () => {
   it('is the printed schema (run `npm run schema:print` after changing types)', async () => {
@@ -11,11 +11,7 @@ describe('schema/schema.graphql', () => {
 });
 
 describe('migrations', () => {
-  let museum: TestMuseum;
-  beforeAll(async () => {
-    museum = await startMuseum();
-  });
-  afterAll(() => museum?.close());
+  const museum = useMuseum();
 
   it('build exactly the schema the entities declare (add a migration after changing an entity)', async () => {
     const diff = await museum.deps.db.orm.schema.getUpdateSchemaSQL({ wrap: false });

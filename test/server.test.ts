@@ -6,22 +6,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../src/common/dates.ts';
-import { basic, STAFF, startMuseum, type TestMuseum, todayUtc, upcomingOpenDay } from './support/museum.ts';
+import { basic, STAFF, todayUtc, upcomingOpenDay } from './support/museum.ts';
 import { type RunningServer, serverEntry, spawnServer, spawnServerFor } from './support/server.ts';
+import { useMuseum } from './support/use-museum.ts';
 
 describe('npm start on the configured database', () => {
-  let museum: TestMuseum;
   let server: RunningServer;
   const auth = { authorization: basic(STAFF.name, STAFF.password) };
 
+  // Migrated by the test harness; the server finds the schema current and the admin in place.
+  const museum = useMuseum();
   beforeAll(async () => {
-    // Migrated by the test harness; the server finds the schema current and the admin in place.
-    museum = await startMuseum();
     server = await spawnServerFor(museum);
   });
   afterAll(async () => {
     await server?.stop();
-    await museum?.close();
   });
 
   it('answers health, REST and GraphQL over HTTP', async () => {

@@ -1,23 +1,16 @@
 // How many SQL statements each hot request sends to the database, counted at the `pg` client that both
 // MikroORM (through Kysely) and the prepared statements of src/db/sql.ts go through.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  eventBody,
-  startMuseum,
-  type TestMuseum,
-  type TestResponse,
-  upcomingOpenDay,
-} from './support/museum.ts';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { eventBody, type TestResponse, upcomingOpenDay } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
-let museum: TestMuseum;
 let event: { eventId: string; dates: string[] };
 
+const museum = useMuseum();
 beforeAll(async () => {
-  museum = await startMuseum();
   event = (await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() })).body;
 });
-afterAll(() => museum?.close());
 
 /**
  * The statements `send` causes, once the same request has run before: its credentials are then in the

@@ -1,7 +1,7 @@
 // Login throttling (C2): password checks reserved per (client address, account name), per address and per
 // account name in PostgreSQL; slowed, then 429 with Retry-After for a pair or an address, never for a name
 // alone; a correct login resets its pair.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { findCredentials } from '../src/accounts/accounts.service.ts';
 import { createAuthenticator } from '../src/accounts/authenticator.ts';
 import { LOGIN_THROTTLE, throttleKeys } from '../src/accounts/throttling.ts';
@@ -16,15 +16,12 @@ import {
   type TestMuseum,
   VISITOR,
 } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
 // Failed logins are slowed down on purpose (up to 2 s each): these tests take their time.
 vi.setConfig({ testTimeout: 120_000 });
 
-let museum: TestMuseum;
-beforeAll(async () => {
-  museum = await startMuseum();
-});
-afterAll(() => museum?.close());
+const museum = useMuseum();
 
 async function get(
   target: TestMuseum,

@@ -1,16 +1,16 @@
 // Reading tickets (C3): GET /tickets/{ticketId}, its QR code, and GraphQL ticket(ticketId).
 import jsqrModule from 'jsqr';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventBody, startMuseum, type TestMuseum, upcomingOpenDay } from './support/museum.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eventBody, upcomingOpenDay } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
-let museum: TestMuseum;
 let general: any;
 let eventTicket: any;
 let eventId: string;
 
+const museum = useMuseum();
 beforeAll(async () => {
-  museum = await startMuseum();
   general = (
     await museum.rest('POST', '/tickets', {
       as: 'visitor',
@@ -26,7 +26,6 @@ beforeAll(async () => {
     })
   ).body;
 });
-afterAll(() => museum?.close());
 
 // jsqr is CommonJS with an ES-style default in its types.
 const jsQR = (jsqrModule as unknown as { default?: typeof jsqrModule.default }).default ?? jsqrModule.default;

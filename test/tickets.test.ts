@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays, isoWeekday } from '../src/common/dates.ts';
 import { expectValidation, graphqlPaths } from './support/assertions.ts';
 import {
@@ -6,18 +6,16 @@ import {
   type Caller,
   eventBody,
   STAFF,
-  startMuseum,
-  type TestMuseum,
   todayUtc,
   upcoming,
   upcomingClosedDay,
   upcomingOpenDay,
 } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
 
-let museum: TestMuseum;
 let event: { eventId: string; name: string };
+const museum = useMuseum();
 beforeAll(async () => {
-  museum = await startMuseum();
   const created = await museum.rest('POST', '/special-events', {
     as: 'staff',
     body: eventBody({
@@ -29,7 +27,6 @@ beforeAll(async () => {
   if (created.status !== 201) throw new Error(`could not create the event: ${created.text}`);
   event = created.body;
 });
-afterAll(() => museum?.close());
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const GENERAL_CODE = /^ticket-general-[0-9a-f]{6}-[0-9a-f]{5}$/;

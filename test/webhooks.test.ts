@@ -7,23 +7,15 @@ import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../src/webhooks/dispatcher.ts';
 import { purgeOldDeliveries } from '../src/webhooks/webhooks.service.ts';
-import {
-  basic,
-  createPostgresDatabase,
-  eventBody,
-  openSecondInstance,
-  STAFF,
-  startMuseum,
-  type TestMuseum,
-} from './support/museum.ts';
+import { basic, createPostgresDatabase, eventBody, openSecondInstance, STAFF } from './support/museum.ts';
 import { readmeBlocks } from './support/readme.ts';
 import { eventually, type Receiver, startReceiver } from './support/receiver.ts';
 import { freePort, spawnServer } from './support/server.ts';
+import { useMuseum } from './support/use-museum.ts';
 
-let museum: TestMuseum;
 const receivers: Receiver[] = [];
 
 async function receiver(answer?: Parameters<typeof startReceiver>[0]) {
@@ -32,14 +24,11 @@ async function receiver(answer?: Parameters<typeof startReceiver>[0]) {
   return started;
 }
 
-beforeAll(async () => {
-  museum = await startMuseum({
-    MUSEUM_WEBHOOK_ALLOW_PRIVATE: 'true',
-    MUSEUM_WEBHOOK_RETRY_SCHEDULE: '0.2,0.2',
-  });
+const museum = useMuseum({
+  MUSEUM_WEBHOOK_ALLOW_PRIVATE: 'true',
+  MUSEUM_WEBHOOK_RETRY_SCHEDULE: '0.2,0.2',
 });
 afterAll(async () => {
-  await museum?.close();
   await Promise.all(receivers.map((r) => r.close()));
 });
 
@@ -401,11 +390,7 @@ describe('retention', () => {
 });
 
 describe('safe targets', () => {
-  let strict: TestMuseum;
-  beforeAll(async () => {
-    strict = await startMuseum();
-  });
-  afterAll(() => strict?.close());
+  const strict = useMuseum();
 
   it('refuses http://, loopback, private, link-local and metadata addresses with a 400 naming url', async () => {
     for (const url of [

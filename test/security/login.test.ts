@@ -2,14 +2,14 @@
 // Every failed login and lock-out leaves an audit line; the password never reaches the log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGIN_THROTTLE } from '../../src/accounts/throttling.ts';
-import { basic, STAFF, startMuseum, type TestMuseum } from '../support/museum.ts';
+import { basic, STAFF } from '../support/museum.ts';
 import { logLines, type RunningServer, spawnServerFor } from '../support/server.ts';
+import { useMuseum } from '../support/use-museum.ts';
 import { expectServed, staff } from './support.ts';
 
-let museum: TestMuseum;
 let server: RunningServer;
+const museum = useMuseum();
 beforeAll(async () => {
-  museum = await startMuseum();
   server = await spawnServerFor(museum, { MUSEUM_TRUST_PROXY: '1' });
   // A second account, on the server's own database (in memory when the tests run embedded).
   const created = await fetch(`${server.url}/graphql`, {
@@ -24,7 +24,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.stop();
-  await museum?.close();
 });
 
 const guard = basic('guard', 'guard-password');

@@ -2,19 +2,17 @@
 // that two parsers would read differently, dates past the calendar, GraphQL bombs, cross-site requests,
 // webhooks pointed inward, and a flood of the heaviest page. A legitimate client is served during and after each.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMuseum, type TestMuseum } from '../support/museum.ts';
 import { type RunningServer, spawnServerFor } from '../support/server.ts';
+import { useMuseum } from '../support/use-museum.ts';
 import { bodyOf, expectServed, portOf, raw, staff, statusOf } from './support.ts';
 
-let museum: TestMuseum;
 let server: RunningServer;
+const museum = useMuseum();
 beforeAll(async () => {
-  museum = await startMuseum();
   server = await spawnServerFor(museum);
 });
 afterAll(async () => {
   await server?.stop();
-  await museum?.close();
 });
 
 const post = (path: string, body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}) =>

@@ -1,15 +1,11 @@
 // Attacks on the server's capacity to take requests: abandoned uploads, stalled bodies, one client taking
 // every slot, slow headers. After each, and during it, a legitimate client is served.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMuseum, type TestMuseum } from '../support/museum.ts';
 import { type RunningServer, spawnServerFor } from '../support/server.ts';
+import { useMuseum } from '../support/use-museum.ts';
 import { expectServed, portOf, postHead, raw, stalled, statusOf } from './support.ts';
 
-let museum: TestMuseum;
-beforeAll(async () => {
-  museum = await startMuseum();
-});
-afterAll(() => museum?.close());
+const museum = useMuseum();
 
 describe('abandoned uploads (slots are released on every path)', () => {
   let server: RunningServer;
