@@ -4,7 +4,16 @@
 // Then the account commands run on the database that start left behind. The PostgreSQL examples are left to
 // the tests that run on PostgreSQL.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,7 +149,11 @@ describe('the README, walked in a clean directory', () => {
 describe("the README's layout", () => {
   const layout = readme.slice(
     readme.indexOf('```\nsrc/\n'),
-    readme.indexOf('\ntest/ ', readme.indexOf('```\nsrc/\n')),
+    readme.indexOf('\ntest/\n', readme.indexOf('```\nsrc/\n')),
+  );
+  const testLayout = readme.slice(
+    readme.indexOf('\ntest/\n', readme.indexOf('```\nsrc/\n')) + '\ntest/\n'.length,
+    readme.indexOf('\n```', readme.indexOf('```\nsrc/\n')),
   );
   const sources = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'src'], {
     cwd: root,
@@ -158,6 +171,15 @@ describe("the README's layout", () => {
       return layout.includes(base) || layout.includes(pattern);
     };
     expect(sources.filter((file) => !named(file))).toEqual([]);
+  });
+
+  it('names every folder of test/, and no other', () => {
+    const folders = readdirSync(join(root, 'test'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !['fixtures', 'screenshots'].includes(entry.name))
+      .map((entry) => entry.name)
+      .sort();
+    const named = [...testLayout.matchAll(/(?<![\w/.-])([a-z]+)\/(?=\s)/g)].map((match) => match[1]!).sort();
+    expect(named).toEqual(folders);
   });
 
   it('names no file that is not there', () => {

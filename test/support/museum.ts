@@ -131,6 +131,9 @@ export async function startMuseum(env: Record<string, string> = {}): Promise<Tes
 /** Today in the test museum's time zone (UTC unless a test sets MUSEUM_TIMEZONE). */
 export const todayUtc = () => new Date().toISOString().slice(0, 10);
 
+/** The first day of far-future window `n` (100 days each, years ahead), for a listing test of its own. */
+export const farWindow = (n: number) => addDays(todayUtc(), 3000 + 100 * n);
+
 /** The n-th (0-based) upcoming date, from tomorrow, whose ISO weekday is in `weekdays` (1 = Monday). */
 export function upcoming(weekdays: number[], n = 0, from = addDays(todayUtc(), 1)): string {
   let date = from;

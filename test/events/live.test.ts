@@ -2,13 +2,13 @@
 // cap per account, and (on PostgreSQL) an event created on one instance reaching a subscriber on another.
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Museum } from '../src/app.ts';
-import { type EventStream, openEventStream } from './support/event-stream.ts';
-import { basic, eventBody, openSecondInstance, STAFF, VISITOR } from './support/museum.ts';
-import { readmeBlocks } from './support/readme.ts';
-import { eventually } from './support/receiver.ts';
-import { spawnServerFor } from './support/server.ts';
-import { useMuseum } from './support/use-museum.ts';
+import type { Museum } from '../../src/app.ts';
+import { type EventStream, openEventStream } from '../support/event-stream.ts';
+import { basic, eventBody, openSecondInstance, STAFF, VISITOR } from '../support/museum.ts';
+import { readmeBlocks } from '../support/readme.ts';
+import { eventually } from '../support/receiver.ts';
+import { spawnServerFor } from '../support/server.ts';
+import { useMuseum } from '../support/use-museum.ts';
 
 const SUBSCRIPTION = 'subscription { specialEventPublished { eventId name price capacity version } }';
 

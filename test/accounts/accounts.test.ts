@@ -4,8 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, openSecondInstance, upcomingOpenDay } from './support/museum.ts';
-import { useMuseum } from './support/use-museum.ts';
+import { basic, openSecondInstance, upcomingOpenDay } from '../support/museum.ts';
+import { useMuseum } from '../support/use-museum.ts';
 
 const museum = useMuseum();
 
@@ -90,7 +90,7 @@ describe('createAccount and deleteAccount', () => {
 describe('npm run users', () => {
   let dataDir: string;
   const users = (args: string[], input?: string) =>
-    spawnSync(process.execPath, [new URL('../src/cli/users.ts', import.meta.url).pathname, ...args], {
+    spawnSync(process.execPath, [new URL('../../src/cli/users.ts', import.meta.url).pathname, ...args], {
       env: {
         PATH: process.env.PATH,
         MUSEUM_DATA_DIR: dataDir,
@@ -150,7 +150,7 @@ describe('npm run users', () => {
 
 describe('npm run db:migrate', () => {
   const tool = (script: string, args: string[], dataDir: string) =>
-    spawnSync(process.execPath, [new URL(`../src/cli/${script}`, import.meta.url).pathname, ...args], {
+    spawnSync(process.execPath, [new URL(`../../src/cli/${script}`, import.meta.url).pathname, ...args], {
       env: { PATH: process.env.PATH, MUSEUM_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
       input: '',
       encoding: 'utf8',

@@ -2,8 +2,8 @@
 import jsqrModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eventBody, upcomingOpenDay } from './support/museum.ts';
-import { useMuseum } from './support/use-museum.ts';
+import { eventBody, upcomingOpenDay } from '../support/museum.ts';
+import { useMuseum } from '../support/use-museum.ts';
 
 let general: any;
 let eventTicket: any;

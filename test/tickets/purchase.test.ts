@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addDays, isoWeekday } from '../src/common/dates.ts';
-import { expectValidation, graphqlPaths } from './support/assertions.ts';
+import { addDays, isoWeekday } from '../../src/common/dates.ts';
+import { expectValidation, graphqlPaths } from '../support/assertions.ts';
+import { BUY_TICKETS, UNKNOWN_EVENT } from '../support/documents.ts';
 import {
   basic,
   type Caller,
@@ -10,8 +11,8 @@ import {
   upcoming,
   upcomingClosedDay,
   upcomingOpenDay,
-} from './support/museum.ts';
-import { useMuseum } from './support/use-museum.ts';
+} from '../support/museum.ts';
+import { useMuseum } from '../support/use-museum.ts';
 
 let event: { eventId: string; name: string };
 const museum = useMuseum();
@@ -31,9 +32,6 @@ beforeAll(async () => {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const GENERAL_CODE = /^ticket-general-[0-9a-f]{6}-[0-9a-f]{5}$/;
 const EVENT_CODE = /^ticket-event-[0-9a-f]{6}-[0-9a-f]{5}$/;
-const UNKNOWN_EVENT = '3be6453c-03eb-4357-ae5a-984a0e574a54';
-const BUY = `mutation($input: BuyMuseumTicketsInput!) {
-  buyMuseumTickets(input: $input) { message ticketId ticketType ticketDate confirmationCode eventId eventName } }`;
 
 const general = (overrides: Record<string, unknown> = {}) => ({
   ticketType: 'general',
@@ -247,7 +245,7 @@ describe('POST /tickets', () => {
 describe('GraphQL buyMuseumTickets', () => {
   it('answers with the same shape as REST, eventId and eventName null for general entry', async () => {
     const ticketDate = upcomingOpenDay(3);
-    const gql = await museum.graphql(BUY, { input: general({ ticketDate }) });
+    const gql = await museum.graphql(BUY_TICKETS, { input: general({ ticketDate }) });
     expect(gql.status).toBe(200);
     expect(gql.body.errors).toBeUndefined();
     expect(gql.body.data.buyMuseumTickets).toEqual({
@@ -260,7 +258,7 @@ describe('GraphQL buyMuseumTickets', () => {
       eventName: null,
     });
 
-    const eventGql = await museum.graphql(BUY, { input: eventTicket() }, { as: 'staff' });
+    const eventGql = await museum.graphql(BUY_TICKETS, { input: eventTicket() }, { as: 'staff' });
     expect(eventGql.body.errors).toBeUndefined();
     expect(eventGql.body.data.buyMuseumTickets).toEqual({
       message: 'Museum special event ticket purchased',
@@ -283,7 +281,7 @@ describe('GraphQL buyMuseumTickets', () => {
     ['an unknown field', () => general({ foo: 1 }), ['input.foo']],
     ['missing fields', () => ({}), ['input.ticketType', 'input.ticketDate', 'input.email']],
   ])('rejects %s with BAD_USER_INPUT', async (_, input, paths) => {
-    const gql = await museum.graphql(BUY, { input: input() });
+    const gql = await museum.graphql(BUY_TICKETS, { input: input() });
     expect(gql.body.data?.buyMuseumTickets ?? null).toBeNull();
     expect(gql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     const named = graphqlPaths(gql.body);
@@ -291,9 +289,9 @@ describe('GraphQL buyMuseumTickets', () => {
   });
 
   it('answers NOT_FOUND for an unknown event and UNAUTHENTICATED without credentials', async () => {
-    const unknown = await museum.graphql(BUY, { input: eventTicket({ eventId: UNKNOWN_EVENT }) });
+    const unknown = await museum.graphql(BUY_TICKETS, { input: eventTicket({ eventId: UNKNOWN_EVENT }) });
     expect(unknown.body.errors[0].extensions.code).toBe('NOT_FOUND');
-    const anonymous = await museum.graphql(BUY, { input: general() }, { as: 'anonymous' });
+    const anonymous = await museum.graphql(BUY_TICKETS, { input: general() }, { as: 'anonymous' });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });

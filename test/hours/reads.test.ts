@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, isoWeekday } from '../src/common/dates.ts';
-import { todayUtc, upcoming } from './support/museum.ts';
-import { useMuseum } from './support/use-museum.ts';
+import { addDays, isoWeekday } from '../../src/common/dates.ts';
+import { HOURS_QUERY } from '../support/documents.ts';
+import { todayUtc, upcoming } from '../support/museum.ts';
+import { useMuseum } from '../support/use-museum.ts';
 
 const museum = useMuseum();
-
-const HOURS_QUERY = `query($startDate: Date, $page: Int, $limit: Int) {
-  museumHours(startDate: $startDate, page: $page, limit: $limit) { date timeOpen timeClose } }`;
 
 describe('GET /museum-hours', () => {
   it('lists open days only, ascending, from today by default, with the regular schedule', async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, isoWeekday } from '../src/common/dates.ts';
-import { type Caller, type TestResponse, upcoming, upcomingOpenDay } from './support/museum.ts';
-import { useMuseum } from './support/use-museum.ts';
+import { addDays, isoWeekday } from '../../src/common/dates.ts';
+import { HOURS_QUERY } from '../support/documents.ts';
+import { type Caller, type TestResponse, upcoming, upcomingOpenDay } from '../support/museum.ts';
+import { useMuseum } from '../support/use-museum.ts';
 
 const museum = useMuseum();
 
@@ -9,8 +10,6 @@ const SET_WEEKLY = `mutation($input: SetWeeklyHoursInput!) {
   setWeeklyHours(input: $input) { weekday timeOpen timeClose closed } }`;
 const SET_DAY = `mutation($input: SetDayHoursInput!) {
   setDayHours(input: $input) { date timeOpen timeClose closed regular } }`;
-const HOURS_QUERY = `query($startDate: Date, $limit: Int) {
-  museumHours(startDate: $startDate, limit: $limit) { date timeOpen timeClose } }`;
 
 const REGULAR_WEEK = [
   { weekday: 'monday', timeOpen: '09:00', timeClose: '18:00', closed: false },

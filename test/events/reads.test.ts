@@ -1,31 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../src/common/dates.ts';
-import { errorPaths, expectValidation, graphqlPaths } from './support/assertions.ts';
-import { eventBody, type TestResponse, todayUtc, upcomingOpenDay } from './support/museum.ts';
-import { useMuseum } from './support/use-museum.ts';
+import { addDays } from '../../src/common/dates.ts';
+import { errorPaths, expectValidation, graphqlPaths } from '../support/assertions.ts';
+import { CREATE_EVENT, EVENT_QUERY, EVENTS_QUERY } from '../support/documents.ts';
+import { eventBody, farWindow, type TestResponse, todayUtc, upcomingOpenDay } from '../support/museum.ts';
+import { useMuseum } from '../support/use-museum.ts';
 
 const museum = useMuseum();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const EVENT_FIELDS = 'eventId name location eventDescription dates price';
-const CREATE_EVENT = `mutation($input: CreateSpecialEventInput!) {
-  createSpecialEvent(input: $input) { ${EVENT_FIELDS} } }`;
-const EVENT_QUERY = `query($eventId: UUID!) { specialEvent(eventId: $eventId) { ${EVENT_FIELDS} } }`;
-const EVENTS_QUERY = `query($startDate: Date, $endDate: Date, $page: Int, $limit: Int) {
-  specialEvents(startDate: $startDate, endDate: $endDate, page: $page, limit: $limit) { ${EVENT_FIELDS} } }`;
 
-// The database is shared by every test of this file: each listing test works in its own far-future window,
-// years ahead and apart from the others, so no other test's events can fall into it.
-const windowStart = (n: number) => addDays(todayUtc(), 3000 + 100 * n);
+// The database is shared by every test of this file: each listing test works in a far-future window of its
+// own, years ahead and apart from the others, so no other test's events can fall into it.
 const WINDOW = {
-  ordering: windowStart(0),
-  pagination: windowStart(1),
-  defaults: windowStart(2),
-  rejected: windowStart(3),
-  graphql: windowStart(4),
-  forbidden: windowStart(5),
-  headers: windowStart(6),
-  manyDates: windowStart(10),
+  ordering: farWindow(0),
+  pagination: farWindow(1),
+  defaults: farWindow(2),
+  rejected: farWindow(3),
+  graphql: farWindow(4),
+  forbidden: farWindow(5),
+  headers: farWindow(6),
+  manyDates: farWindow(10),
 };
 
 const createEvent = (overrides: Record<string, unknown> = {}) =>

@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openMuseum } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/logger.ts';
+import { openMuseum } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
 import {
   basic,
   eventBody,
@@ -14,8 +14,8 @@ import {
   type TestMuseum,
   upcomingOpenDay,
   VISITOR,
-} from './support/museum.ts';
-import { useMuseum } from './support/use-museum.ts';
+} from '../support/museum.ts';
+import { useMuseum } from '../support/use-museum.ts';
 
 const generalTicket = (ticketDate: string, email = 'todd@example.com') => ({
   ticketType: 'general',
@@ -141,7 +141,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('purges answers older than 24 hours', async () => {
-    const { purgeExpiredKeys } = await import('../src/tickets/idempotency.ts');
+    const { purgeExpiredKeys } = await import('../../src/tickets/idempotency.ts');
     await buy('old-key', generalTicket(upcomingOpenDay(12)));
     const em = museum.deps.db.fork();
     await em.execute(
@@ -192,7 +192,7 @@ describe('capacity across two server processes', () => {
   it.skipIf(!process.env.TEST_DATABASE_URL)(
     'never sells more than capacity over one PostgreSQL',
     async () => {
-      const { spawnServer } = await import('./support/server.ts');
+      const { spawnServer } = await import('../support/server.ts');
       const museum = await startMuseum({ MUSEUM_DAILY_CAPACITY: '10' });
       const env = {
         DATABASE_URL: museum.databaseUrl!,

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sendMessage } from '../src/webhooks/dispatcher.ts';
-import { purgeOldDeliveries } from '../src/webhooks/webhooks.service.ts';
-import { basic, createPostgresDatabase, eventBody, openSecondInstance, STAFF } from './support/museum.ts';
-import { readmeBlocks } from './support/readme.ts';
-import { eventually, type Receiver, startReceiver } from './support/receiver.ts';
-import { freePort, spawnServer } from './support/server.ts';
-import { useMuseum } from './support/use-museum.ts';
+import { sendMessage } from '../../src/webhooks/dispatcher.ts';
+import { purgeOldDeliveries } from '../../src/webhooks/webhooks.service.ts';
+import { basic, createPostgresDatabase, eventBody, openSecondInstance, STAFF } from '../support/museum.ts';
+import { readmeBlocks } from '../support/readme.ts';
+import { eventually, type Receiver, startReceiver } from '../support/receiver.ts';
+import { freePort, spawnServer } from '../support/server.ts';
+import { useMuseum } from '../support/use-museum.ts';
 
 const receivers: Receiver[] = [];
 
@@ -592,7 +592,7 @@ describe("the README's receiver", () => {
   it('verifies a message, logs the event once, and answers 202', async () => {
     const [source] = await readmeBlocks('Live events', 'js');
     const directory = await mkdtemp(join(tmpdir(), 'museum-receiver-'));
-    await symlink(new URL('../node_modules', import.meta.url).pathname, join(directory, 'node_modules'));
+    await symlink(new URL('../../node_modules', import.meta.url).pathname, join(directory, 'node_modules'));
     await writeFile(join(directory, 'receiver.mjs'), source!);
     const port = await freePort();
     await unsubscribeAll();

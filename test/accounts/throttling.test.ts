@@ -2,11 +2,11 @@
 // account name in PostgreSQL; slowed, then 429 with Retry-After for a pair or an address, never for a name
 // alone; a correct login resets its pair.
 import { describe, expect, it, vi } from 'vitest';
-import { findCredentials } from '../src/accounts/accounts.service.ts';
-import { createAuthenticator } from '../src/accounts/authenticator.ts';
-import { LOGIN_THROTTLE, throttleKeys } from '../src/accounts/throttling.ts';
-import { loadConfig } from '../src/config.ts';
-import { addressOf, clientAddress, NO_PROXY, parseTrustedProxies } from '../src/http/client-address.ts';
+import { findCredentials } from '../../src/accounts/accounts.service.ts';
+import { createAuthenticator } from '../../src/accounts/authenticator.ts';
+import { LOGIN_THROTTLE, throttleKeys } from '../../src/accounts/throttling.ts';
+import { loadConfig } from '../../src/config.ts';
+import { addressOf, clientAddress, NO_PROXY, parseTrustedProxies } from '../../src/http/client-address.ts';
 import {
   basic,
   OTHER_VISITOR,
@@ -15,8 +15,8 @@ import {
   startMuseum,
   type TestMuseum,
   VISITOR,
-} from './support/museum.ts';
-import { useMuseum } from './support/use-museum.ts';
+} from '../support/museum.ts';
+import { useMuseum } from '../support/use-museum.ts';
 
 // Failed logins are slowed down on purpose (up to 2 s each): these tests take their time.
 vi.setConfig({ testTimeout: 120_000 });

@@ -1,31 +1,31 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addDays } from '../src/common/dates.ts';
-import { expectValidation, graphqlPaths } from './support/assertions.ts';
-import { eventBody, type TestResponse, todayUtc, upcomingOpenDay } from './support/museum.ts';
-import { useMuseum } from './support/use-museum.ts';
+import { addDays } from '../../src/common/dates.ts';
+import { expectValidation, graphqlPaths } from '../support/assertions.ts';
+import {
+  DELETE_EVENT,
+  EVENT_FIELDS,
+  EVENT_QUERY,
+  UNKNOWN_EVENT,
+  UPDATE_EVENT,
+} from '../support/documents.ts';
+import { eventBody, farWindow, type TestResponse, todayUtc, upcomingOpenDay } from '../support/museum.ts';
+import { useMuseum } from '../support/use-museum.ts';
 
 const museum = useMuseum();
 
-const UNKNOWN_EVENT = '3be6453c-03eb-4357-ae5a-984a0e574a54';
-const EVENT_FIELDS = 'eventId name location eventDescription dates price';
-const UPDATE_EVENT = `mutation($eventId: UUID!, $input: UpdateSpecialEventInput!) {
-  updateSpecialEvent(eventId: $eventId, input: $input) { ${EVENT_FIELDS} } }`;
-const DELETE_EVENT = 'mutation($eventId: UUID!) { deleteSpecialEvent(eventId: $eventId) }';
-const EVENT_QUERY = `query($eventId: UUID!) { specialEvent(eventId: $eventId) { ${EVENT_FIELDS} } }`;
-const EVENTS_QUERY = `query($startDate: Date, $endDate: Date) {
+const EVENTS_WITH_COUNT = `query($startDate: Date, $endDate: Date) {
   specialEvents(startDate: $startDate, endDate: $endDate, limit: 30) { ${EVENT_FIELDS} }
   specialEventsCount(startDate: $startDate, endDate: $endDate) }`;
 
-// Each listing test works in its own far-future window, apart from every other test's events.
-const windowStart = (n: number) => addDays(todayUtc(), 3000 + 100 * n);
+// Each listing test works in a far-future window of its own, apart from every other test's events.
 const WINDOW = {
-  update: windowStart(0),
-  rejected: windowStart(1),
-  renamed: windowStart(2),
-  redated: windowStart(3),
-  deleted: windowStart(4),
-  graphql: windowStart(5),
-  forbidden: windowStart(6),
+  update: farWindow(0),
+  rejected: farWindow(1),
+  renamed: farWindow(2),
+  redated: farWindow(3),
+  deleted: farWindow(4),
+  graphql: farWindow(5),
+  forbidden: farWindow(6),
 };
 
 const ids = (response: TestResponse) => response.body.map((event: { eventId: string }) => event.eventId);
@@ -314,7 +314,7 @@ describe('PATCH /special-events/{eventId}', () => {
     expect(ids(all)).toEqual([moving.eventId, fixed.eventId]);
     expect(all.headers.get('x-total-count')).toBe('2');
 
-    const gql = await museum.graphql(EVENTS_QUERY, { startDate: at(4), endDate: at(12) });
+    const gql = await museum.graphql(EVENTS_WITH_COUNT, { startDate: at(4), endDate: at(12) });
     expect(gql.body.data.specialEvents).toEqual(range.body);
     expect(gql.body.data.specialEventsCount).toBe(2);
 
@@ -391,7 +391,7 @@ describe('DELETE /special-events/{eventId}', () => {
     expect(after.headers.get('x-total-count')).toBe('1');
     const upcoming = await list(todayUtc(), addDays(ticketDay, 1));
     expect(ids(upcoming)).not.toContain(doomed.eventId);
-    const gqlList = await museum.graphql(EVENTS_QUERY, { startDate: day, endDate: day });
+    const gqlList = await museum.graphql(EVENTS_WITH_COUNT, { startDate: day, endDate: day });
     expect(gqlList.body.data.specialEvents).toEqual([kept]);
     expect(gqlList.body.data.specialEventsCount).toBe(1);
 
