@@ -159,6 +159,15 @@ export function eventBody(overrides: Record<string, unknown> = {}) {
   };
 }
 
+/** Prices an event may not have, as create and update both refuse them (with the field `price`). */
+export const REFUSED_PRICES: Array<[string, Record<string, unknown>, string]> = [
+  ['a negative price', { price: -1 }, 'price'],
+  ['a price with 3 decimals', { price: 1.234 }, 'price'],
+  ['a price over 1 000 000', { price: 1000000.01 }, 'price'],
+  ['a price as a string', { price: '10' }, 'price'],
+  ['a null price', { price: null }, 'price'],
+];
+
 /** Another instance of the app over the same PostgreSQL database, as a second server behind a balancer. */
 export function openSecondInstance(museum: TestMuseum, env: Record<string, string> = {}): Promise<Museum> {
   const config = loadConfig({ DATABASE_URL: museum.databaseUrl!, LOG_LEVEL: 'silent', ...env });
