@@ -11,7 +11,8 @@ import {
   type TicketView,
 } from './tickets.service.ts';
 
-export const TicketTypeEnum = builder.enumType('TicketType', {
+// A ticket's kind (`TicketKind`); GraphQL calls it TicketType, as the reference does.
+export const TicketKindEnum = builder.enumType('TicketType', {
   description: 'general: regular museum entry; event: a special event.',
   values: TICKET_TYPES,
 });
@@ -23,7 +24,7 @@ export const MuseumTicketsConfirmationType = builder
     fields: (t) => ({
       message: t.exposeString('message'),
       ticketId: t.expose('ticketId', { type: 'UUID' }),
-      ticketType: t.expose('ticketType', { type: TicketTypeEnum }),
+      ticketType: t.expose('ticketType', { type: TicketKindEnum }),
       ticketDate: t.expose('ticketDate', { type: 'Date' }),
       confirmationCode: t.exposeString('confirmationCode', {
         description: 'ticket-{type}-{6 hex}-{5 hex}, shown at the entrance.',
@@ -36,7 +37,7 @@ export const MuseumTicketsConfirmationType = builder
 export const BuyMuseumTicketsInput = builder.inputType('BuyMuseumTicketsInput', {
   description: 'A ticket purchase: general entry on an open day, or a special event on one of its dates.',
   fields: (t) => ({
-    ticketType: t.field({ type: TicketTypeEnum }),
+    ticketType: t.field({ type: TicketKindEnum }),
     ticketDate: t.field({ type: 'Date', description: 'Today or later (museum time zone).' }),
     email: t.field({ type: 'EmailAddress', description: 'Where the ticket is sent.' }),
     eventId: t.field({
@@ -75,7 +76,7 @@ export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
   fields: (t) => ({
     message: t.exposeString('message'),
     ticketId: t.expose('ticketId', { type: 'UUID' }),
-    ticketType: t.expose('ticketType', { type: TicketTypeEnum }),
+    ticketType: t.expose('ticketType', { type: TicketKindEnum }),
     ticketDate: t.expose('ticketDate', { type: 'Date' }),
     confirmationCode: t.exposeString('confirmationCode'),
     eventId: t.expose('eventId', { type: 'UUID', nullable: true }),
