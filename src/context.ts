@@ -36,6 +36,12 @@ export interface RequestContext {
   idempotencyKey: string | null;
   /** Whether a 401 carries the Basic challenge: not for scripts of this service's pages (isPageScript). */
   challenge: boolean;
+  /**
+   * What the resolvers of this request share (a page of events and its total), by a key of their own. On
+   * the context, not in a WeakMap keyed by it: V8's young-generation collector keeps a WeakMap's values
+   * alive, so they would be promoted and outlive the request until a full collection.
+   */
+  shared: Map<string, unknown>;
 }
 
 /**
@@ -54,5 +60,6 @@ export async function createRequestContext(
     principal: auth.status === 'authenticated' ? auth.principal : null,
     idempotencyKey: header('idempotency-key'),
     challenge: !isPageScript(header),
+    shared: new Map(),
   };
 }

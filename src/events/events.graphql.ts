@@ -95,15 +95,20 @@ const rangeArgs = builder.args((t) => ({
   endDate: t.field({ type: 'Date', required: false, description: 'Defaults to 7 days after startDate.' }),
 }));
 
-// The pages one operation asked for. A page's statement also brings its range's total, so a count of the
-// same range asked beside it (the REST list asks for both) takes the total from there instead of counting.
-const pagesOfOperation = new WeakMap<RequestContext, Map<string, Promise<EventPage>>>();
+// The pages a request asked for (in `context.shared`). A page's statement also brings its range's total, so a
+// count of the same range asked beside it (the REST list asks for both) takes the total from there instead
+// of counting.
+const PAGES = 'events.pages';
+const pagesOf = (context: RequestContext) => {
+  let pages = context.shared.get(PAGES) as Map<string, Promise<EventPage>> | undefined;
+  if (!pages) context.shared.set(PAGES, (pages = new Map()));
+  return pages;
+};
 
 const rangeKey = (range: DateRange) => `${range.startDate}/${range.endDate}`;
 
 function eventPage(context: RequestContext, range: DateRange, page: Page): Promise<EventPage> {
-  const pages = pagesOfOperation.get(context) ?? new Map<string, Promise<EventPage>>();
-  pagesOfOperation.set(context, pages);
+  const pages = pagesOf(context);
   const key = `${rangeKey(range)}/${page.page}/${page.limit}`;
   const loaded = pages.get(key) ?? listEventPage(context.deps.db.sql, range, page);
   pages.set(key, loaded);
@@ -114,7 +119,7 @@ async function eventTotal(context: RequestContext, range: DateRange): Promise<nu
   // Sibling fields have all started once the current microtasks have run.
   await new Promise<void>((resolve) => process.nextTick(resolve));
   const prefix = `${rangeKey(range)}/`;
-  for (const [key, loaded] of pagesOfOperation.get(context) ?? []) {
+  for (const [key, loaded] of pagesOf(context)) {
     if (key.startsWith(prefix)) return (await loaded).total;
   }
   return countEvents(context.deps.db.sql, range);

@@ -3,6 +3,7 @@ import type { CompiledQuery } from 'graphql-jit';
 import { TOOK_TOO_LONG, withDeadline } from '../common/deadline.ts';
 import { ERROR_KINDS } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
+import { releaseRequestCaches } from '../graphql/builder.ts';
 import type { RestRequest, RestResponse } from '../rest/adapter.ts';
 
 /** How many query documents are remembered, oldest forgotten first. */
@@ -47,12 +48,16 @@ export function createCompiledRunner(options: {
     },
     async execute(query, operationName, context, variables) {
       const started = performance.now();
-      const result = await withDeadline(
-        Promise.resolve(query.query(undefined, context, variables)),
-        options.timeoutMs,
-      );
-      if (result !== null) options.onOperation?.(operationName, (performance.now() - started) / 1000);
-      return result;
+      try {
+        const result = await withDeadline(
+          Promise.resolve(query.query(undefined, context, variables)),
+          options.timeoutMs,
+        );
+        if (result !== null) options.onOperation?.(operationName, (performance.now() - started) / 1000);
+        return result;
+      } finally {
+        releaseRequestCaches(context);
+      }
     },
   };
 }

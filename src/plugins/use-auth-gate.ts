@@ -11,7 +11,7 @@ import type { Plugin } from 'graphql-yoga';
 import { ERROR_KINDS } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
 import { type AuthScopes, grants, scopesOf } from '../graphql/auth-scopes.ts';
-import { pothosOptionsOf } from '../graphql/builder.ts';
+import { pothosOptionsOf, releaseRequestCaches } from '../graphql/builder.ts';
 import { refusal } from '../graphql/errors.ts';
 import { rateLimitHeaders } from '../http/rate-limit.ts';
 import { WWW_AUTHENTICATE } from '../rest/problem.ts';
@@ -69,6 +69,7 @@ export function useAuthGate(): Plugin<RequestContext> {
     onExecute({ args, setResultAndStopExecution }) {
       const refused = refusalOf(args);
       if (refused) setResultAndStopExecution({ errors: [refused] });
+      return { onExecuteDone: () => releaseRequestCaches(args.contextValue) };
     },
     onSubscribe({ args, setResultAndStopExecution }) {
       const refused = refusalOf(args);
