@@ -100,8 +100,8 @@ const rangeArgs = builder.args((t) => ({
 // of counting.
 const PAGES = 'events.pages';
 const pagesOf = (context: RequestContext) => {
-  let pages = context.shared.get(PAGES) as Map<string, Promise<EventPage>> | undefined;
-  if (!pages) context.shared.set(PAGES, (pages = new Map()));
+  const pages = (context.shared.get(PAGES) as Map<string, Promise<EventPage>> | undefined) ?? new Map();
+  context.shared.set(PAGES, pages);
   return pages;
 };
 
