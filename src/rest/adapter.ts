@@ -199,8 +199,19 @@ async function bodyVariable(request: RestRequest): Promise<Record<string, unknow
   return body as Record<string, unknown>;
 }
 
-/** The body's fields are the `input` argument's fields: REST clients see `dates[1]`, not `input.dates[1]`. */
-const restPath = (path: string) => (path === 'input' ? '' : path.replace(/^input[.]/, ''));
+/** The GraphQL variable a route's JSON body becomes (`body: true`). */
+export const BODY_VARIABLE = 'input';
+
+/**
+ * An error path as the REST client wrote it: the body is the `input` variable, so its fields are named
+ * without it (`dates[1]`, not `input.dates[1]`), the inverse of how the body became that variable.
+ */
+const restPath = (path: string) =>
+  path === BODY_VARIABLE
+    ? ''
+    : path.startsWith(`${BODY_VARIABLE}.`)
+      ? path.slice(BODY_VARIABLE.length + 1)
+      : path;
 
 function problemFromErrors(errors: readonly GraphQLError[], logger: Logger): RestResponse {
   const first = errors[0]!;
@@ -283,7 +294,7 @@ export function createRestHandler(
       const value = request.header(route.headers[name]!);
       if (value !== null) variables[name] = value;
     }
-    if (route.body) variables.input = await bodyVariable(request);
+    if (route.body) variables[BODY_VARIABLE] = await bodyVariable(request);
 
     const jit = compiledReads && !tracing.enabled ? jitted.get(route) : undefined;
     let prepared: RequestContext | undefined;

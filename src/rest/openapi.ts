@@ -37,7 +37,7 @@ import { pothosOptionsOf } from '../graphql/builder.ts';
 import type { ScalarExtensions } from '../graphql/scalars.ts';
 import { schema as graphqlSchema } from '../graphql/schema.ts';
 import { OPENAPI_SECURITY_SCHEME } from '../plugins/use-docs.ts';
-import { type CompiledRoute, compileRoutes } from './adapter.ts';
+import { BODY_VARIABLE, type CompiledRoute, compileRoutes } from './adapter.ts';
 import { problemOf, WWW_AUTHENTICATE } from './problem.ts';
 import { type Examples, type Route, routes as restRoutes } from './routes.ts';
 
@@ -551,7 +551,7 @@ export function buildOpenApiDocument(
     for (const tag of operation.tags as string[]) usedTags.add(tag);
     if (parameters.length > 0) operation.parameters = parameters;
 
-    const inputType = route.body ? variableTypes.get('input') : undefined;
+    const inputType = route.body ? variableTypes.get(BODY_VARIABLE) : undefined;
     if (inputType) {
       const named = getNamedType(inputType);
       const body = addSchema(named.name.replace(/Input$/, ''), requestBodySchema(inputType), named.name);
