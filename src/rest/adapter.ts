@@ -54,7 +54,6 @@ export interface RestResponse {
 
 type Segment = { literal: string } | { parameter: string };
 
-/** A route as it runs: its document parsed and validated once, its path split once. */
 /** A route as it serves requests and the OpenAPI document: compiled once, at start-up. */
 export interface CompiledRoute extends Route {
   segments: Segment[];
@@ -201,17 +200,13 @@ async function bodyVariable(request: RestRequest): Promise<Record<string, unknow
 
 /** The GraphQL variable a route's JSON body becomes (`body: true`). */
 export const BODY_VARIABLE = 'input';
+const BODY_FIELD_PREFIX = new RegExp(`^${BODY_VARIABLE}\\.`);
 
 /**
  * An error path as the REST client wrote it: the body is the `input` variable, so its fields are named
  * without it (`dates[1]`, not `input.dates[1]`), the inverse of how the body became that variable.
  */
-const restPath = (path: string) =>
-  path === BODY_VARIABLE
-    ? ''
-    : path.startsWith(`${BODY_VARIABLE}.`)
-      ? path.slice(BODY_VARIABLE.length + 1)
-      : path;
+const restPath = (path: string) => (path === BODY_VARIABLE ? '' : path.replace(BODY_FIELD_PREFIX, ''));
 
 function problemFromErrors(errors: readonly GraphQLError[], logger: Logger): RestResponse {
   const first = errors[0]!;
