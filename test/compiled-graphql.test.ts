@@ -1,7 +1,9 @@
 // The compiled lane (src/http/compiled-graphql.ts): a GraphQL query yoga has seen once is answered off
 // yoga's pipeline the next time. Each test sends a request twice, the first answered by yoga and the second
 // by the lane, and checks the two answers are the same, and which of them yoga handled.
+import { RequestCache } from '@pothos/plugin-scope-auth';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RequestContext } from '../src/context.ts';
 import { basic, eventBody, STAFF, type TestResponse } from './support/museum.ts';
 import { useMuseum } from './support/use-museum.ts';
 
@@ -173,5 +175,35 @@ describe('the compiled lane', () => {
       .split('\n')
       .find((l) => l.startsWith('graphql_operations_total{operation_name="LaneCounted"'));
     expect(line).toMatch(/ 3$/);
+  });
+});
+
+describe("an operation's per-request caches", () => {
+  // Scope auth keeps its cache in a WeakMap keyed by the context, whose values V8's young collector keeps
+  // alive: left there, each request's results were promoted to the old generation (README, Performance).
+  it('are released when the operation ends, in every lane: REST, yoga and the compiled lane', async () => {
+    const released = vi.spyOn(RequestCache, 'clearForContext');
+    const releasedBy = async (send: () => Promise<TestResponse>) => {
+      released.mockClear();
+      const { response, yoga } = await viaYoga(send);
+      expect(response.status).toBe(200);
+      return {
+        yoga,
+        released: released.mock.calls.map(([context]) => (context as RequestContext).principal?.name),
+      };
+    };
+    try {
+      const rest = await releasedBy(() => museum.rest('GET', '/museum-hours', { as: 'visitor' }));
+      expect(rest.released).toEqual(['visitor']);
+      const query = fresh('query Released { museumHours(limit: 1) { date } }');
+      expect(await releasedBy(() => post({ query }))).toEqual({ yoga: true, released: ['visitor'] });
+      expect(await releasedBy(() => post({ query }))).toEqual({ yoga: false, released: ['visitor'] });
+      const mutation =
+        'mutation($id: UUID!) { updateSpecialEvent(eventId: $id, input: { price: 32 }) { price } }';
+      const send = () => post({ query: mutation, variables: { id: event.eventId } }, {}, 'staff');
+      expect(await releasedBy(send)).toEqual({ yoga: true, released: [STAFF.name] });
+    } finally {
+      released.mockRestore();
+    }
   });
 });
