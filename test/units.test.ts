@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAuthenticator, parseBasic } from '../src/accounts/authenticator.ts';
+import { createAuthenticator, parseBasic, type StoredCredentials } from '../src/accounts/authenticator.ts';
 import { hashPassword, verifyPassword } from '../src/accounts/passwords.ts';
 import {
   addDays,
@@ -120,5 +120,86 @@ describe('HTTP Basic credentials', () => {
     await authenticator.authenticate(right);
     expect(lookups).toBe(5);
     expect((await authenticator.authenticate(null)).status).toBe('anonymous');
+  });
+
+  it('renews a credential in use by reading its account again, running scrypt only when the stored hash changed', async () => {
+    const account: StoredCredentials = {
+      id: '1',
+      name: 'ana',
+      role: 'visitor',
+      passwordHash: await hashPassword('right'),
+    };
+    let stored: StoredCredentials | null = account;
+    let [lookups, checks, now] = [0, 0, 0];
+    const work: Promise<unknown>[] = []; // what the authenticator started, to wait for what runs behind a request
+    const authenticator = createAuthenticator({
+      findAccount: async () => {
+        lookups++;
+        return stored;
+      },
+      checkPassword: (password, hash) => {
+        checks++;
+        const checked = verifyPassword(password, hash);
+        work.push(checked);
+        return checked;
+      },
+      cacheTtlMs: 1000,
+      proofIdleMs: 60_000,
+      now: () => now,
+    });
+    const right = `Basic ${Buffer.from('ana:right').toString('base64')}`;
+    const status = async () => (await authenticator.authenticate(right)).status;
+    const settled = async () => {
+      await Promise.all(work);
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+
+    expect(await status()).toBe('authenticated');
+    expect([lookups, checks]).toEqual([1, 1]);
+    now = 400; // first half of the TTL: trusted, nothing read
+    expect(await status()).toBe('authenticated');
+    expect(lookups).toBe(1);
+    now = 600; // second half: answered from the cache, the account read again behind it
+    expect(await status()).toBe('authenticated');
+    await settled();
+    expect([lookups, checks]).toEqual([2, 1]);
+    now = 1050; // past the first entry's end, inside the renewed one's: nothing read, nothing checked
+    expect(await status()).toBe('authenticated');
+    expect([lookups, checks]).toEqual([2, 1]);
+
+    now = 5000; // long unused: the request waits for the read, and still no scrypt
+    expect(await status()).toBe('authenticated');
+    expect([lookups, checks]).toEqual([3, 1]);
+
+    // The role changes: the next renewal carries it.
+    stored = { ...account, role: 'staff' };
+    now = 5600;
+    await status();
+    await settled();
+    expect(await authenticator.authenticate(right)).toMatchObject({ principal: { role: 'staff' } });
+
+    // The password changes elsewhere: the renewal sees another hash, checks the password against it, and drops the entry.
+    stored = { ...account, passwordHash: await hashPassword('changed') };
+    now = 6200;
+    expect(await status()).toBe('authenticated'); // still inside the TTL
+    await settled();
+    expect(checks).toBe(2);
+    expect(await status()).toBe('rejected');
+
+    // The account is deleted: a kept proof is renewed by waiting, and the renewal refuses.
+    stored = account;
+    now = 7000;
+    expect(await status()).toBe('authenticated');
+    stored = null;
+    now = 9000;
+    expect(await status()).toBe('rejected');
+
+    // A proof unused for longer than proofIdleMs is gone: scrypt again.
+    stored = account;
+    expect(await status()).toBe('authenticated');
+    const before = checks;
+    now = 9000 + 60_001;
+    expect(await status()).toBe('authenticated');
+    expect(checks).toBe(before + 1);
   });
 });

@@ -24,10 +24,14 @@ export type Authentication =
 
 export interface AuthenticatorOptions {
   findAccount: (name: string) => Promise<StoredCredentials | null>;
-  /** How long a verified credential is trusted without running scrypt again. */
+  /** How long a verified credential is trusted before its account is read again. */
   cacheTtlMs?: number;
+  /** How long a checked password is remembered unused: after that, scrypt again. */
+  proofIdleMs?: number;
   maxCacheEntries?: number;
   now?: () => number;
+  /** The slow check of a password against a stored hash (tests count its runs). */
+  checkPassword?: (password: string, passwordHash: string) => Promise<boolean>;
   /** Reserves each password check against the client and the name (src/accounts/throttling.ts). */
   throttle?: LoginThrottler;
   /** Holds a failure's answer back (tests replace it). */
@@ -40,33 +44,52 @@ export interface AuthenticatorOptions {
   maxPendingChecksPerAddress?: number;
 }
 
-type Outcome = Principal | { throttled: number; policy: LoginPolicy } | null;
-
-interface CacheEntry {
-  expiresAt: number;
-  result: Promise<Outcome>;
+/** A password that matched: the principal, and the stored hash it matched (never handed to callers). */
+interface Verified {
+  principal: Principal;
+  passwordHash: string;
 }
 
-const isPrincipal = (outcome: Outcome): outcome is Principal => outcome !== null && 'role' in outcome;
+type Outcome = Verified | { throttled: number; policy: LoginPolicy } | null;
+
+interface CacheEntry {
+  name: string;
+  /** Until then the outcome is trusted without reading the account. */
+  expiresAt: number;
+  result: Promise<Outcome>;
+  /** Once the password matched: the hash it matched, kept (for renewals) until `keptUntil`. */
+  proof?: { passwordHash: string; keptUntil: number };
+  /** A renewal started before `expiresAt` is under way. */
+  renewing?: boolean;
+}
+
+const isVerified = (outcome: Outcome): outcome is Verified => outcome !== null && 'principal' in outcome;
 
 /** The password checks waiting for a turn, in all, before further ones are refused. */
 const MAX_WAITING_CHECKS = 256;
 
 /**
  * HTTP Basic (RFC 7617) authentication with a short-lived cache of verified credentials: scrypt runs once
- * per credential and TTL, not once per request. Concurrent requests with the same credential share one
- * verification. Only successes stay cached, so a changed password or deleted account stops working once
- * the entry expires (or at once on this instance, through `forget`). Password checks are bounded: a few
- * at once, a few pending per client address, each reserved with the throttle before it runs.
+ * per credential, not once per request. Concurrent requests with the same credential share one
+ * verification. Only successes stay cached. A cached credential is trusted for the TTL; then it is logged in
+ * again like any login (throttle reservation, account read), except that while the account still holds the
+ * hash the password matched, the password still matches and scrypt is skipped (its 50 ms of CPU and 32 MiB
+ * every TTL stalled a busy instance, every request with that credential waiting). That renewal starts in the
+ * background in the second half of the TTL, so a credential in use never waits for it. A changed password,
+ * changed role, deleted account or a lock-out therefore counts within the TTL (at once on this instance,
+ * through `forget`). Password checks are bounded: a few at once, a few pending per client address, each
+ * reserved with the throttle before it runs.
  */
 export function createAuthenticator(options: AuthenticatorOptions) {
   const ttl = options.cacheTtlMs ?? 5_000;
+  const proofIdle = options.proofIdleMs ?? 600_000;
   const maxEntries = options.maxCacheEntries ?? 10_000;
   const now = options.now ?? Date.now;
+  const checkPassword = options.checkPassword ?? verifyPassword;
   const audit = options.audit ?? (() => {});
   // Keyed by a digest of the decoded credentials (never the password in clear), so every spelling of
   // one Basic header (`basic`, extra spaces) finds the same entry.
-  const cache = new Map<string, CacheEntry & { name: string }>();
+  const cache = new Map<string, CacheEntry>();
   const gate = createCheckGate(
     options.maxConcurrentChecks ?? 4,
     options.maxPendingChecksPerAddress ?? LOGIN_POLICIES['login-checks'].quota,
@@ -74,7 +97,12 @@ export function createAuthenticator(options: AuthenticatorOptions) {
 
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
-  async function verify(name: string, password: string, address: string): Promise<Outcome> {
+  /**
+   * Reserves the attempt with the throttle, reads the account and checks the password. `proven` is the stored
+   * hash this password matched before: while the account still holds it, the password still matches, and
+   * scrypt is skipped.
+   */
+  async function verify(name: string, password: string, address: string, proven?: string): Promise<Outcome> {
     const logged = { account: name.slice(0, 64), address };
     const keys = throttleKeys(address, name);
     const reservation = options.throttle ? await options.throttle.reserve(keys) : null;
@@ -90,14 +118,59 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       return { throttled: reservation.retryAfter, policy: `login-${reservation.scope}` };
     }
     const account = await options.findAccount(name);
-    const ok = await verifyPassword(password, account?.passwordHash ?? (await decoyHash()));
+    const ok =
+      (proven !== undefined && account?.passwordHash === proven) ||
+      (await checkPassword(password, account?.passwordHash ?? (await decoyHash())));
     if (ok && account) {
       if (reservation) await options.throttle?.succeeded(keys);
-      return { id: account.id, name: account.name, role: account.role };
+      return { principal: principalOf(account), passwordHash: account.passwordHash };
     }
     audit('login failed', logged);
     if (reservation && reservation.failureDelayMs > 0) await sleep(reservation.failureDelayMs);
     return null;
+  }
+
+  /** A login through the gate: a few at once, a few per client address. */
+  function check(name: string, password: string, address: string, proven?: string): Promise<Outcome> {
+    return gate(address, () => verify(name, password, address, proven)).then((outcome) => {
+      if (outcome !== undefined) return outcome;
+      audit('login refused: too many password checks in progress', { account: name.slice(0, 64), address });
+      return { throttled: 1, policy: 'login-checks' };
+    });
+  }
+
+  /** Caches `result` under `key` from `at`; a verified outcome stays (with its proof), any other goes. */
+  function remember(key: string, name: string, at: number, result: Promise<Outcome>): CacheEntry {
+    const entry: CacheEntry = { name, expiresAt: at + ttl, result };
+    if (cache.size >= maxEntries) evictExpired(at);
+    cache.set(key, entry);
+    result.then(
+      (outcome) => {
+        if (cache.get(key) !== entry) return;
+        if (isVerified(outcome))
+          entry.proof = { passwordHash: outcome.passwordHash, keptUntil: now() + proofIdle };
+        else cache.delete(key);
+      },
+      () => cache.get(key) === entry && cache.delete(key),
+    );
+    return entry;
+  }
+
+  /** Renews a verified entry in the background while it is still trusted; it is replaced when done. */
+  function renewAhead(key: string, entry: CacheEntry, password: string, address: string) {
+    entry.renewing = true;
+    const renewal = check(entry.name, password, address, entry.proof!.passwordHash);
+    renewal.then(
+      (outcome) => {
+        if (cache.get(key) !== entry) return;
+        if (isVerified(outcome)) remember(key, entry.name, now(), renewal);
+        else cache.delete(key);
+      },
+      // The database did not answer: the entry runs out, and the request then renews it (and waits).
+      () => {
+        entry.renewing = false;
+      },
+    );
   }
 
   /**
@@ -109,41 +182,28 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     const credentials = parseBasic(header);
     if (!credentials)
       return { status: 'rejected', reason: 'The Authorization header is not valid HTTP Basic' };
+    const { name, password } = credentials;
 
-    const key = createHash('sha256').update(`${credentials.name}:${credentials.password}`).digest('base64');
+    const key = createHash('sha256').update(`${name}:${password}`).digest('base64');
     const at = now();
     let entry = cache.get(key);
-    if (!entry || entry.expiresAt <= at) {
-      if (cache.size >= maxEntries) evictExpired(at);
-      const checked = gate(address, () => verify(credentials.name, credentials.password, address));
-      entry = {
-        name: credentials.name,
-        expiresAt: at + ttl,
-        result: checked.then((outcome) => {
-          if (outcome !== undefined) return outcome;
-          audit('login refused: too many password checks in progress', {
-            account: credentials.name.slice(0, 64),
-            address,
-          });
-          return { throttled: 1, policy: 'login-checks' };
-        }),
-      };
-      cache.set(key, entry);
-      const settled = entry;
-      settled.result.then(
-        (outcome) => !isPrincipal(outcome) && cache.get(key) === settled && cache.delete(key),
-        () => cache.get(key) === settled && cache.delete(key),
-      );
+    if (entry && entry.expiresAt > at) {
+      if (entry.proof && !entry.renewing && at >= entry.expiresAt - ttl / 2)
+        renewAhead(key, entry, password, address);
+    } else {
+      const proof = entry?.proof && entry.proof.keptUntil > at ? entry.proof : undefined;
+      entry = remember(key, name, at, check(name, password, address, proof?.passwordHash));
     }
     const outcome = await entry.result;
-    if (isPrincipal(outcome)) return { status: 'authenticated', principal: outcome };
+    if (isVerified(outcome)) return { status: 'authenticated', principal: outcome.principal };
     if (outcome !== null)
       return { status: 'throttled', retryAfter: outcome.throttled, policy: outcome.policy };
     return { status: 'rejected', reason: 'Unknown account name or wrong password' };
   }
 
   function evictExpired(at: number) {
-    for (const [key, entry] of cache) if (entry.expiresAt <= at) cache.delete(key);
+    for (const [key, entry] of cache)
+      if (entry.expiresAt <= at && !(entry.proof && entry.proof.keptUntil > at)) cache.delete(key);
     // Still full of live entries: drop the oldest rather than grow without bound.
     while (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
   }
@@ -155,6 +215,8 @@ export function createAuthenticator(options: AuthenticatorOptions) {
 
   return { authenticate, forget };
 }
+
+const principalOf = ({ id, name, role }: StoredCredentials): Principal => ({ id, name, role });
 
 /**
  * Runs work with at most `concurrency` at once, first come first served; a key (a client address) may

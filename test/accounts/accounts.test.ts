@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changePassword } from '../../src/accounts/accounts.service.ts';
 import { basic, openSecondInstance, upcomingOpenDay } from '../support/museum.ts';
 import { useMuseum } from '../support/use-museum.ts';
 
@@ -211,6 +212,44 @@ describe('another instance over the same PostgreSQL', () => {
           status = (await meOnOther()).status;
         }
         expect(status).toBe(401);
+      } finally {
+        await other.close();
+      }
+    },
+  );
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'stops accepting a password changed elsewhere within 10 seconds, and accepts the new one',
+    async () => {
+      const other = await openSecondInstance(museum);
+      try {
+        const input = { name: 'changing', role: 'visitor', password: 'first-password' };
+        await museum.graphql(CREATE, { input }, { as: 'staff' });
+        const meOnOther = async (password: string) =>
+          (
+            await other.app.fetch('http://museum.test/graphql', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: basic('changing', password) },
+              body: JSON.stringify({ query: ME }),
+            })
+          ).status;
+        expect(await meOnOther('first-password')).toBe(200); // verified, and kept, on the other instance
+        // Used on, past its first TTL: renewed (the account read again), still accepted.
+        const renewedUntil = Date.now() + 6_000;
+        while (Date.now() < renewedUntil) {
+          expect(await meOnOther('first-password')).toBe(200);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+        // As `npm run users -- passwd changing` does it.
+        await changePassword(museum.deps.db.fork(), 'changing', 'second-password');
+        const deadline = Date.now() + 10_000;
+        let status = 200;
+        while (status === 200 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          status = await meOnOther('first-password');
+        }
+        expect(status).toBe(401);
+        expect(await meOnOther('second-password')).toBe(200);
       } finally {
         await other.close();
       }
