@@ -1,5 +1,9 @@
 // The entry point of `npm start` and of production: plain JavaScript, so that a Node.js too old to run
 // TypeScript still gets one clear line instead of a stack trace, then the TypeScript server.
+import { execFileSync } from 'node:child_process';
+import module from 'node:module';
+import { fileURLToPath } from 'node:url';
+
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {
   console.error(
@@ -7,4 +11,43 @@ if (major < 24) {
   );
   process.exit(1);
 }
+
+// Node strips TypeScript's types with a WebAssembly module whose memory only grows (~10 MB that the server
+// would hold for good): src/ is stripped by the same function in a short-lived process instead, and each
+// module is handed to Node as JavaScript once. Should that fail, Node strips the files itself as usual.
+const STRIP_SOURCES = `
+  const { stripTypeScriptTypes } = require('node:module');
+  const { readdirSync, readFileSync } = require('node:fs');
+  const stripped = [];
+  for (const entry of readdirSync(process.argv[1], { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const path = entry.parentPath + '/' + entry.name;
+    stripped.push([path, stripTypeScriptTypes(readFileSync(path, 'utf8'))]);
+  }
+  process.stdout.write(JSON.stringify(stripped));`;
+
+function strippedSources() {
+  try {
+    const output = execFileSync(
+      process.execPath,
+      ['--no-warnings', '-e', STRIP_SOURCES, fileURLToPath(new URL('.', import.meta.url))],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    return new Map(JSON.parse(output));
+  } catch {
+    return new Map();
+  }
+}
+
+const stripped = strippedSources();
+module.registerHooks({
+  load(url, context, nextLoad) {
+    const path = url.startsWith('file:') ? fileURLToPath(url) : undefined;
+    const source = path === undefined ? undefined : stripped.get(path);
+    if (source === undefined) return nextLoad(url, context);
+    stripped.delete(path);
+    return { format: 'module', source, shortCircuit: true };
+  },
+});
+
 await import('./server.ts');

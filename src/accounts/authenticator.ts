@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { decoyHash, verifyPassword } from './passwords.ts';
 import { LOGIN_POLICIES, type LoginPolicy, type LoginThrottler, throttleKeys } from './throttling.ts';
 
@@ -174,8 +174,9 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   }
 
   /**
-   * `address` is the client's (src/http/client-address.ts); attempts are counted against it and the
-   * account name, but only when the password is actually checked: a cached credential costs nothing.
+   * `address` is the client's (src/http/client-address.ts); logins are counted against it and the account
+   * name: a first check, and a renewal once per TTL (a successful one gives its count back). A credential
+   * answered from the cache costs nothing.
    */
   async function authenticate(header: string | null, address = 'unknown'): Promise<Authentication> {
     if (header === null) return { status: 'anonymous' };
@@ -184,7 +185,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       return { status: 'rejected', reason: 'The Authorization header is not valid HTTP Basic' };
     const { name, password } = credentials;
 
-    const key = createHash('sha256').update(`${name}:${password}`).digest('base64');
+    const key = hash('sha256', `${name}:${password}`, 'base64');
     const at = now();
     let entry = cache.get(key);
     if (entry && entry.expiresAt > at) {

@@ -1,9 +1,17 @@
 // The server as `npm start` runs it: a child process on a free port of 127.0.0.1.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { STAFF, type TestMuseum } from './museum.ts';
 
-export const serverEntry = new URL('../../src/server.ts', import.meta.url).pathname;
+/** `npm start`'s arguments to node (its V8 flags, then src/start.mjs): a spawned server runs as it runs. */
+export const serverArgs: string[] = (() => {
+  const root = new URL('../../', import.meta.url);
+  const { scripts } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
+  const [command, ...args] = (scripts.start as string).split(' ');
+  if (command !== 'node') throw new Error(`npm start runs ${command}, not node`);
+  return args.map((arg) => (arg.startsWith('-') ? arg : new URL(arg, root).pathname));
+})();
 
 export async function freePort(): Promise<number> {
   const probe = createServer();
@@ -25,7 +33,7 @@ export interface RunningServer {
 
 export async function spawnServer(env: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [serverEntry], {
+  const child = spawn(process.execPath, serverArgs, {
     env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
