@@ -217,6 +217,10 @@ describe('the started server', () => {
       curl.stdout!.on('data', (chunk) => {
         curled += chunk;
       });
+      // curl holds its place before the event is made (an event made before would not reach it).
+      await eventually(async () =>
+        /live_subscriptions 2$/m.test(await (await fetch(`${server.url}/metrics`)).text()),
+      );
       const created = await fetch(`${server.url}/special-events`, {
         method: 'POST',
         headers: { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' },
