@@ -1,10 +1,11 @@
-import { createServer, type RequestListener } from 'node:http';
+import type { RequestListener } from 'node:http';
 import { type Museum, openMuseum } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError } from './db/database.ts';
 import { isDatabaseUnreachable } from './graphql/errors.ts';
 import { FRONT_PAGE_LINKS } from './http/front-page.ts';
 import { guardedListener } from './http/listener.ts';
+import { nodeHttp } from './http/node-http.ts';
 import { createLogger } from './logger.ts';
 import { startTracing } from './tracing.ts';
 
@@ -43,7 +44,7 @@ let handle: RequestListener = (_req, res) => {
     }),
   );
 };
-const server = createServer(
+const server = nodeHttp.createServer(
   {
     // A client gets HTTP_HEADERS_TIMEOUT_MS (10 s) to send its headers and HTTP_REQUEST_TIMEOUT_MS (30 s)
     // for the whole request (slow-loris), then 408. Node checks them every connectionsCheckingInterval,

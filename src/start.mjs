@@ -15,22 +15,28 @@ if (major < 24) {
 // Node strips TypeScript's types with a WebAssembly module whose memory only grows (~10 MB that the server
 // would hold for good): src/ is stripped by the same function in a short-lived process instead, and each
 // module is handed to Node as JavaScript once. Should that fail, Node strips the files itself as usual.
+// What the server imports: every file of src/ and the project's mikro-orm.config.ts.
 const STRIP_SOURCES = `
   const { stripTypeScriptTypes } = require('node:module');
   const { readdirSync, readFileSync } = require('node:fs');
-  const stripped = [];
-  for (const entry of readdirSync(process.argv[1], { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
-    const path = entry.parentPath + '/' + entry.name;
-    stripped.push([path, stripTypeScriptTypes(readFileSync(path, 'utf8'))]);
+  const { join } = require('node:path');
+  const [srcDir, ...files] = process.argv.slice(1);
+  for (const entry of readdirSync(srcDir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith('.ts')) files.push(join(entry.parentPath, entry.name));
   }
-  process.stdout.write(JSON.stringify(stripped));`;
+  process.stdout.write(JSON.stringify(files.map((path) => [path, stripTypeScriptTypes(readFileSync(path, 'utf8'))])));`;
 
 function strippedSources() {
   try {
     const output = execFileSync(
       process.execPath,
-      ['--no-warnings', '-e', STRIP_SOURCES, fileURLToPath(new URL('.', import.meta.url))],
+      [
+        '--no-warnings',
+        '-e',
+        STRIP_SOURCES,
+        fileURLToPath(new URL('.', import.meta.url)),
+        fileURLToPath(new URL('../mikro-orm.config.ts', import.meta.url)),
+      ],
       { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] },
     );
     return new Map(JSON.parse(output));

@@ -1,7 +1,8 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { type Queryable, statement } from '../db/sql.ts';
+import { nodeHttp } from '../http/node-http.ts';
 import type { Logger } from '../logger.ts';
 import { ForbiddenTargetError, guardedLookup, isForbiddenLiteral } from './targets.ts';
 import { DELIVERY_TIMEOUT_MS, KEPT_RESPONSE_BYTES, retryDelaySeconds } from './webhooks.rules.ts';
@@ -88,7 +89,7 @@ export async function sendMessage(
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
     'webhook-signature': new Webhook(secret).sign(webhookId, timestamp, payload),
   };
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const send = url.protocol === 'https:' ? httpsRequest : nodeHttp.request;
   return new Promise((resolve) => {
     let settled = false;
     let answered: number | null = null;
