@@ -17,7 +17,7 @@ describe('npm start on the configured database', () => {
   // Migrated by the test harness; the server finds the schema current and the admin in place.
   const museum = useMuseum();
   beforeAll(async () => {
-    server = await spawnServerFor(museum);
+    server = await spawnServerFor(museum, { NODE_OPTIONS: `--import=${EXIT_PROBE}` });
   });
   afterAll(async () => {
     await server?.stop();
@@ -64,7 +64,23 @@ describe('npm start on the configured database', () => {
     expect(code).toBe(0);
     expect(server.stderr()).toContain('"message":"stopped"');
   });
+
+  it('never loaded what no request needs: the TypeScript stripper (start.mjs strips in a child) or undici', () => {
+    // Written by EXIT_PROBE as the process exited, after the requests above.
+    const line = server
+      .stderr()
+      .split('\n')
+      .find((text) => text.startsWith('LOADED '));
+    expect(JSON.parse(line!.slice('LOADED '.length))).toEqual({ typeScriptStripper: false, undici: false });
+  });
 });
+
+/** Reports at exit which of Node's own heavy modules the process loaded (both are memory it keeps). */
+const EXIT_PROBE = `data:text/javascript,${encodeURIComponent(`
+  process.on('exit', () => {
+    const loaded = process.moduleLoadList.join(' ');
+    console.error('LOADED ' + JSON.stringify({ typeScriptStripper: loaded.includes('amaro'), undici: loaded.includes('undici') }));
+  });`)}`;
 
 describe('npm start on the embedded default', () => {
   let dataDir: string;
