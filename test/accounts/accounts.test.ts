@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changePassword } from '../../src/accounts/accounts.service.ts';
+import type { Museum } from '../../src/app.ts';
 import { basic, openSecondInstance, upcomingOpenDay } from '../support/museum.ts';
 import { useMuseum } from '../support/use-museum.ts';
 
@@ -187,6 +188,27 @@ describe('npm run db:migrate', () => {
 });
 
 describe('another instance over the same PostgreSQL', () => {
+  /** The status of `me` asked of an instance with these Basic credentials. */
+  async function meStatus(instance: Museum, name: string, password: string): Promise<number> {
+    const response = await instance.app.fetch('http://museum.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: basic(name, password) },
+      body: JSON.stringify({ query: ME }),
+    });
+    return response.status;
+  }
+
+  /** Asks every 250 ms, for up to 10 s, while the answer is 200; the last answer. */
+  async function statusOnceRefused(ask: () => Promise<number>): Promise<number> {
+    const deadline = Date.now() + 10_000;
+    let status = 200;
+    while (status === 200 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      status = await ask();
+    }
+    return status;
+  }
+
   it.skipIf(!process.env.TEST_DATABASE_URL)(
     'stops accepting a deleted account within 10 seconds, its credential cache included',
     async () => {
@@ -194,24 +216,10 @@ describe('another instance over the same PostgreSQL', () => {
       try {
         const input = { name: 'leaving', role: 'visitor', password: 'leaving-password' };
         await museum.graphql(CREATE, { input }, { as: 'staff' });
-        const meOnOther = () =>
-          other.app.fetch('http://museum.test/graphql', {
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              authorization: basic('leaving', 'leaving-password'),
-            },
-            body: JSON.stringify({ query: ME }),
-          });
-        expect((await meOnOther()).status).toBe(200); // now cached on the other instance
+        const meOnOther = () => meStatus(other, 'leaving', 'leaving-password');
+        expect(await meOnOther()).toBe(200); // now cached on the other instance
         await museum.graphql(DELETE, { name: 'leaving' }, { as: 'staff' });
-        const deadline = Date.now() + 10_000;
-        let status = 200;
-        while (status === 200 && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 250));
-          status = (await meOnOther()).status;
-        }
-        expect(status).toBe(401);
+        expect(await statusOnceRefused(meOnOther)).toBe(401);
       } finally {
         await other.close();
       }
@@ -225,14 +233,7 @@ describe('another instance over the same PostgreSQL', () => {
       try {
         const input = { name: 'changing', role: 'visitor', password: 'first-password' };
         await museum.graphql(CREATE, { input }, { as: 'staff' });
-        const meOnOther = async (password: string) =>
-          (
-            await other.app.fetch('http://museum.test/graphql', {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', authorization: basic('changing', password) },
-              body: JSON.stringify({ query: ME }),
-            })
-          ).status;
+        const meOnOther = (password: string) => meStatus(other, 'changing', password);
         expect(await meOnOther('first-password')).toBe(200); // verified, and kept, on the other instance
         // Used on, past its first TTL: renewed (the account read again), still accepted.
         const renewedUntil = Date.now() + 6_000;
@@ -242,13 +243,7 @@ describe('another instance over the same PostgreSQL', () => {
         }
         // As `npm run users -- passwd changing` does it.
         await changePassword(museum.deps.db.fork(), 'changing', 'second-password');
-        const deadline = Date.now() + 10_000;
-        let status = 200;
-        while (status === 200 && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 250));
-          status = await meOnOther('first-password');
-        }
-        expect(status).toBe(401);
+        expect(await statusOnceRefused(() => meOnOther('first-password'))).toBe(401);
         expect(await meOnOther('second-password')).toBe(200);
       } finally {
         await other.close();
