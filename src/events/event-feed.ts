@@ -2,7 +2,7 @@ import { DomainError } from '../common/errors.ts';
 import type { Database } from '../db/database.ts';
 import type { Listening } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
-import { EVENT_CHANNEL } from '../webhooks/webhooks.service.ts';
+import { EVENT_CHANNEL } from '../webhooks/outbox.ts';
 import { type EventView, getEvent } from './events.service.ts';
 
 /** Events created or changed, as they commit, for the `specialEventPublished` subscription. */
@@ -30,7 +30,7 @@ interface Announcement {
 }
 
 /**
- * On PostgreSQL the change's transaction NOTIFYs every instance (src/webhooks/webhooks.service.ts,
+ * On PostgreSQL the change's transaction NOTIFYs every instance (src/webhooks/outbox.ts,
  * queueEventMessages), this one included; each instance reads the event once and hands it to its own
  * subscribers, and wakes its webhook worker when messages were queued. The embedded database has one
  * instance: what commits here is handed over directly.

@@ -6,7 +6,7 @@ import { conflict, invalidField, notFound, preconditionFailed } from '../common/
 import { type ListPage, offsetOf, type Page } from '../common/pagination.ts';
 import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, statement } from '../db/sql.ts';
-import { queueEventMessages } from '../webhooks/webhooks.service.ts';
+import { queueEventMessages } from '../webhooks/outbox.ts';
 import { EventDate, SpecialEvent } from './event.entity.ts';
 import { DEFAULT_EVENT_RANGE_DAYS, type EventChanges, type EventFields } from './events.rules.ts';
 

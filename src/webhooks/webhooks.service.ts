@@ -1,9 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, invalidField, notFound } from '../common/errors.ts';
 import { type ListPage, offsetOf, type Page } from '../common/pagination.ts';
 import { type Queryable, statement } from '../db/sql.ts';
-import type { EventView } from '../events/events.service.ts';
 import { refusalOfTarget } from './targets.ts';
 import { WebhookSubscription } from './webhook.entity.ts';
 import { MAX_WEBHOOK_SUBSCRIPTIONS, type WebhookSubscriptionFields } from './webhooks.rules.ts';
@@ -34,9 +33,6 @@ export interface WebhookDeliveryView {
   createdAt: string;
   deliveredAt: string | null;
 }
-
-/** The channel on which a committed event change is announced to every instance (LISTEN/NOTIFY). */
-export const EVENT_CHANNEL = 'museum_event_published';
 
 const rfc3339 = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -133,31 +129,6 @@ export async function listDeliveries(
     offsetOf(page),
   ]);
   return row ?? null;
-}
-
-/**
- * The webhook body: the event exactly as `GET /special-events/{eventId}` answers it (REST leaves out a
- * capacity that is null, and the version, which is its ETag there).
- */
-export function eventMessage(event: EventView): string {
-  const { version: _version, capacity, ...fields } = event;
-  return JSON.stringify(capacity === null ? fields : { ...fields, capacity });
-}
-
-/**
- * Called inside the transaction that created or changed `event`: queues one message for every subscription
- * in the outbox, and announces the change to every instance (NOTIFY is delivered when the transaction
- * commits, and not at all if it rolls back). One statement.
- */
-export async function queueEventMessages(tx: EntityManager, event: EventView): Promise<void> {
-  await tx.execute(
-    `with queued as (
-       insert into webhook_delivery (id, webhook_id, subscription_id, event_id, payload, next_attempt_at, created_at)
-       select gen_random_uuid(), ?, s.id, ?, ?, now(), now() from webhook_subscription s
-       returning 1)
-     select pg_notify(?, json_build_object('eventId', ?::text, 'queued', (select count(*) from queued))::text)`,
-    [`msg_${randomUUID()}`, event.eventId, eventMessage(event), EVENT_CHANNEL, event.eventId],
-  );
 }
 
 /** How long a delivery that is over (delivered or failed) stays listed. */

@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+// The outbox of event changes: what the transaction that creates or changes an event leaves behind for the
+// webhook worker (a message per subscription) and for every instance (an announcement). The events service
+// calls it and the event feed listens to it; it knows of an event only what the message needs, so it
+// imports nothing from src/events.
+
+/** The channel on which a committed event change is announced to every instance (LISTEN/NOTIFY). */
+export const EVENT_CHANNEL = 'museum_event_published';
+
+/** What the outbox needs of an event: the rest of its fields go into the message as they are. */
+export interface OutboxEvent {
+  eventId: string;
+  capacity: number | null;
+  version: number;
+}
+
+/**
+ * The webhook body: the event exactly as `GET /special-events/{eventId}` answers it (REST leaves out a
+ * capacity that is null, and the version, which is its ETag there).
+ */
+function eventMessage(event: OutboxEvent): string {
+  const { version: _version, capacity, ...fields } = event;
+  return JSON.stringify(capacity === null ? fields : { ...fields, capacity });
+}
+
+/**
+ * Called inside the transaction that created or changed `event`: queues one message for every subscription
+ * in the outbox, and announces the change to every instance (NOTIFY is delivered when the transaction
+ * commits, and not at all if it rolls back). One statement.
+ */
+export async function queueEventMessages(tx: EntityManager, event: OutboxEvent): Promise<void> {
+  await tx.execute(
+    `with queued as (
+       insert into webhook_delivery (id, webhook_id, subscription_id, event_id, payload, next_attempt_at, created_at)
+       select gen_random_uuid(), ?, s.id, ?, ?, now(), now() from webhook_subscription s
+       returning 1)
+     select pg_notify(?, json_build_object('eventId', ?::text, 'queued', (select count(*) from queued))::text)`,
+    [`msg_${randomUUID()}`, event.eventId, eventMessage(event), EVENT_CHANNEL, event.eventId],
+  );
+}
