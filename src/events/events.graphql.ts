@@ -1,6 +1,5 @@
 import { versionTag } from '../common/entity-tags.ts';
-import { type Page, pageOf } from '../common/pagination.ts';
-import type { RequestContext } from '../context.ts';
+import { pageOf } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
 import { pageArgs, pageType } from '../graphql/pagination.ts';
 import {
@@ -10,15 +9,12 @@ import {
   listEventsArgsSchema,
 } from './events.rules.ts';
 import {
-  countEvents,
+  countEventsInRange,
   createEvent,
-  type DateRange,
   deleteEvent,
-  type EventPage,
   type EventView,
   getEvent,
-  listEventPage,
-  resolveRange,
+  listEvents,
   updateEvent,
 } from './events.service.ts';
 
@@ -89,41 +85,11 @@ export const SpecialEventPageType = pageType('SpecialEventPage', SpecialEventTyp
   total: 'Events in the range over all pages.',
 });
 
-/** The date range of an event list; its rules live in listEventsArgsSchema and resolveRange. */
+/** The date range of an event list; its rules live in listEventsArgsSchema and listEvents. */
 const rangeArgs = builder.args((t) => ({
   startDate: t.field({ type: 'Date', required: false, description: 'Defaults to today (museum time zone).' }),
   endDate: t.field({ type: 'Date', required: false, description: 'Defaults to 7 days after startDate.' }),
 }));
-
-// The pages a request asked for (in `context.shared`). A page's statement also brings its range's total, so a
-// count of the same range asked beside it (the REST list asks for both) takes the total from there instead
-// of counting.
-const PAGES = 'events.pages';
-const pagesOf = (context: RequestContext) => {
-  const pages = (context.shared.get(PAGES) as Map<string, Promise<EventPage>> | undefined) ?? new Map();
-  context.shared.set(PAGES, pages);
-  return pages;
-};
-
-const rangeKey = (range: DateRange) => `${range.startDate}/${range.endDate}`;
-
-function eventPage(context: RequestContext, range: DateRange, page: Page): Promise<EventPage> {
-  const pages = pagesOf(context);
-  const key = `${rangeKey(range)}/${page.page}/${page.limit}`;
-  const loaded = pages.get(key) ?? listEventPage(context.deps.db.sql, range, page);
-  pages.set(key, loaded);
-  return loaded;
-}
-
-async function eventTotal(context: RequestContext, range: DateRange): Promise<number> {
-  // Sibling fields have all started once the current microtasks have run.
-  await new Promise<void>((resolve) => process.nextTick(resolve));
-  const prefix = `${rangeKey(range)}/`;
-  for (const [key, loaded] of pagesOf(context)) {
-    if (key.startsWith(prefix)) return (await loaded).total;
-  }
-  return countEvents(context.deps.db.sql, range);
-}
 
 builder.queryFields((t) => ({
   specialEvents: t.field({
@@ -133,17 +99,15 @@ builder.queryFields((t) => ({
     authScopes: { authenticated: true },
     args: { ...rangeArgs, ...pageArgs },
     validate: listEventsArgsSchema,
-    resolve: async (_root, args, context) => {
-      const range = resolveRange(context.deps.clock.today(), args.startDate, args.endDate);
-      return (await eventPage(context, range, pageOf(args))).items;
-    },
+    resolve: async (_root, args, { deps, shared }) =>
+      (await listEvents(deps.db.sql, shared, deps.clock.today(), args, pageOf(args))).items,
   }),
   specialEventsCount: t.int({
     description: 'How many events specialEvents lists over all its pages for the same range.',
     authScopes: { authenticated: true },
     args: rangeArgs,
-    resolve: (_root, args, context) =>
-      eventTotal(context, resolveRange(context.deps.clock.today(), args.startDate, args.endDate)),
+    resolve: (_root, args, { deps, shared }) =>
+      countEventsInRange(deps.db.sql, shared, deps.clock.today(), args),
   }),
   specialEventPage: t.field({
     type: SpecialEventPageType,
@@ -152,12 +116,8 @@ builder.queryFields((t) => ({
     authScopes: { authenticated: true },
     args: { ...rangeArgs, ...pageArgs },
     validate: listEventsArgsSchema,
-    resolve: (_root, args, context) =>
-      eventPage(
-        context,
-        resolveRange(context.deps.clock.today(), args.startDate, args.endDate),
-        pageOf(args),
-      ),
+    resolve: (_root, args, { deps, shared }) =>
+      listEvents(deps.db.sql, shared, deps.clock.today(), args, pageOf(args)),
   }),
   specialEvent: t.field({
     type: SpecialEventType,
@@ -175,11 +135,7 @@ builder.mutationField('createSpecialEvent', (t) =>
     description: 'Creates a special event (staff only).',
     authScopes: { staff: true },
     args: { input: t.arg({ type: CreateSpecialEventInput }) },
-    resolve: async (_root, { input }, { deps }) => {
-      const event = await createEvent(deps.db.fork(), input);
-      deps.feed.committed(event);
-      return event;
-    },
+    resolve: (_root, { input }, { deps }) => createEvent(deps.db.fork(), input, deps.feed),
   }),
 );
 
@@ -209,11 +165,8 @@ builder.mutationFields((t) => ({
       ifMatch: t.arg.string({ required: false, description: IF_MATCH_DESCRIPTION }),
     },
     // The validation plugin has checked input against eventChangesSchema: no field is null.
-    resolve: async (_root, { eventId, input, ifMatch }, { deps }) => {
-      const event = await updateEvent(deps.db.fork(), eventId, input as EventChanges, ifMatch);
-      deps.feed.committed(event);
-      return event;
-    },
+    resolve: (_root, { eventId, input, ifMatch }, { deps }) =>
+      updateEvent(deps.db.fork(), eventId, input as EventChanges, ifMatch, deps.feed),
   }),
   deleteSpecialEvent: t.boolean({
     description:

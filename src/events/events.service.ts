@@ -46,9 +46,21 @@ export function dateRows(em: EntityManager, event: SpecialEvent, dates: readonly
   );
 }
 
-/** Creates an event; its webhook messages are queued and its announcement sent as it commits. */
-export async function createEvent(em: EntityManager, fields: EventFields): Promise<EventView> {
-  return retryOnDeadlock(() =>
+/** Told of each event created or changed once its transaction has committed: the event feed (event-feed.ts). */
+export interface CommittedEvents {
+  committed(event: EventView): void;
+}
+
+/**
+ * Creates an event; its webhook messages are queued and its announcement sent as it commits, then `feed` is
+ * told.
+ */
+export async function createEvent(
+  em: EntityManager,
+  fields: EventFields,
+  feed: CommittedEvents,
+): Promise<EventView> {
+  const created = await retryOnDeadlock(() =>
     em.transactional(async (tx) => {
       const event = tx.create(SpecialEvent, {
         name: fields.name,
@@ -64,6 +76,8 @@ export async function createEvent(em: EntityManager, fields: EventFields): Promi
       return view;
     }),
   );
+  feed.committed(created);
+  return created;
 }
 
 // An event as both APIs show it, built by PostgreSQL: dates as 'YYYY-MM-DD' and the numeric price as a
@@ -132,14 +146,16 @@ async function lockForChange(
  * changes (and a concurrent delete) apply one after the other; with `ifMatch`, the change goes ahead only
  * if the event is still at that version, so of two changes made from one read, one wins. The date rows
  * carry a copy of the name and each date's predecessor: a new name is copied to them, new dates replace them all.
+ * Once the change has committed, `feed` is told.
  */
 export async function updateEvent(
   em: EntityManager,
   eventId: string,
   changes: EventChanges,
-  ifMatch?: string | null,
+  ifMatch: string | null | undefined,
+  feed: CommittedEvents,
 ): Promise<EventView> {
-  return retryOnDeadlock(() =>
+  const changed = await retryOnDeadlock(() =>
     em.transactional(async (tx) => {
       const event = await lockForChange(tx, eventId, ifMatch);
       event.version += 1;
@@ -158,16 +174,18 @@ export async function updateEvent(
         await tx.nativeUpdate(EventDate, { event: eventId }, { name: changes.name });
       }
       await tx.flush();
-      const changed = await tx.findOneOrFail(
+      const refreshed = await tx.findOneOrFail(
         SpecialEvent,
         { id: eventId },
         { populate: ['dates'], refresh: true },
       );
-      const view = toEventView(changed);
+      const view = toEventView(refreshed);
       await queueEventMessages(tx, view);
       return view;
     }),
   );
+  feed.committed(changed);
+  return changed;
 }
 
 /**
@@ -195,13 +213,19 @@ export async function deleteEvent(
   );
 }
 
-export interface DateRange {
+interface DateRange {
   startDate: string;
   endDate: string;
 }
 
+/** The range an event list asks for; each end may be left out. */
+export interface RangeArgs {
+  startDate?: string | null;
+  endDate?: string | null;
+}
+
 /** The range a list covers: startDate defaults to today, endDate to a week after startDate. */
-export function resolveRange(today: string, startDate?: string | null, endDate?: string | null): DateRange {
+function resolveRange(today: string, { startDate, endDate }: RangeArgs): DateRange {
   const start = startDate ?? today;
   const end = endDate ?? addDays(start, DEFAULT_EVENT_RANGE_DAYS);
   if (end < start) throw invalidField('endDate', `must not be before startDate (${start})`);
@@ -237,13 +261,13 @@ const EVENT_PAGE = statement(
 );
 
 /** How many events have a date in the range. */
-export async function countEvents(sql: Queryable, range: DateRange): Promise<number> {
+async function countEvents(sql: Queryable, range: DateRange): Promise<number> {
   const [row] = await sql.query<{ total: number }>(EVENT_TOTAL, [range.startDate, range.endDate]);
   return row?.total ?? 0;
 }
 
 /** Events with a date in the range, ordered by their first date in it, then name, then id; and their total. */
-export async function listEventPage(sql: Queryable, range: DateRange, page: Page): Promise<EventPage> {
+async function listEventPage(sql: Queryable, range: DateRange, page: Page): Promise<EventPage> {
   const [row] = await sql.query<EventPage>(EVENT_PAGE, [
     range.startDate,
     range.endDate,
@@ -251,4 +275,52 @@ export async function listEventPage(sql: Queryable, range: DateRange, page: Page
     offsetOf(page),
   ]);
   return row ?? { items: [], total: 0 };
+}
+
+// The pages one request asked for, in what its reads share (`RequestContext.shared`). A page's statement also
+// brings its range's total, so a count of the same range asked beside it (the REST list asks for both) takes
+// the total from there instead of counting.
+const PAGES = 'events.pages';
+const pagesOf = (shared: Map<string, unknown>) => {
+  const pages = (shared.get(PAGES) as Map<string, Promise<EventPage>> | undefined) ?? new Map();
+  shared.set(PAGES, pages);
+  return pages;
+};
+
+const rangeKey = (range: DateRange) => `${range.startDate}/${range.endDate}`;
+
+/**
+ * One page of the events with a date in the range `args` ask for (startDate defaults to `today`, endDate to a
+ * week after startDate), and their total; read once per request (`shared`) however often it is asked for.
+ */
+export function listEvents(
+  sql: Queryable,
+  shared: Map<string, unknown>,
+  today: string,
+  args: RangeArgs,
+  page: Page,
+): Promise<EventPage> {
+  const range = resolveRange(today, args);
+  const pages = pagesOf(shared);
+  const key = `${rangeKey(range)}/${page.page}/${page.limit}`;
+  const loaded = pages.get(key) ?? listEventPage(sql, range, page);
+  pages.set(key, loaded);
+  return loaded;
+}
+
+/** How many events listEvents lists over all its pages for the range `args` ask for. */
+export async function countEventsInRange(
+  sql: Queryable,
+  shared: Map<string, unknown>,
+  today: string,
+  args: RangeArgs,
+): Promise<number> {
+  const range = resolveRange(today, args);
+  // Sibling fields have all started once the current microtasks have run.
+  await new Promise<void>((resolve) => process.nextTick(resolve));
+  const prefix = `${rangeKey(range)}/`;
+  for (const [key, loaded] of pagesOf(shared)) {
+    if (key.startsWith(prefix)) return (await loaded).total;
+  }
+  return countEvents(sql, range);
 }
