@@ -128,23 +128,16 @@ builder.mutationFields((t) => ({
       'Subscribes an endpoint to every special event created or changed (staff only). A URL that is not https, or whose host is loopback, private, link-local or a metadata address, is BAD_USER_INPUT naming input.url.',
     authScopes: staffOnly,
     args: { input: t.arg({ type: CreateWebhookSubscriptionInput }) },
-    resolve: async (_root, { input }, { deps }) => {
-      const created = await withinArgument('input', () =>
-        subscribe(deps.db.fork(), input, deps.config.webhooks.allowPrivate),
-      );
-      deps.webhooks?.subscriptionsChanged();
-      return created;
-    },
+    resolve: (_root, { input }, { deps }) =>
+      withinArgument('input', () =>
+        subscribe(deps.db.fork(), input, deps.config.webhooks.allowPrivate, deps.webhooks),
+      ),
   }),
   deleteWebhookSubscription: t.boolean({
     description:
       'Deletes a webhook subscription and its deliveries, pending ones included (staff only). Unknown: NOT_FOUND.',
     authScopes: staffOnly,
     args: { id: t.arg({ type: 'UUID' }) },
-    resolve: async (_root, { id }, { deps }) => {
-      const deleted = await unsubscribe(deps.db.fork(), id);
-      deps.webhooks?.subscriptionsChanged();
-      return deleted;
-    },
+    resolve: (_root, { id }, { deps }) => unsubscribe(deps.db.fork(), id, deps.webhooks),
   }),
 }));

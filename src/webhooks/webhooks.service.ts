@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, invalidField, notFound } from '../common/errors.ts';
 import { type ListPage, offsetOf, type Page } from '../common/pagination.ts';
 import { type Queryable, statement } from '../db/sql.ts';
+import type { Dispatcher } from './dispatcher.ts';
 import { refusalOfTarget } from './targets.ts';
 import { WebhookSubscription } from './webhook.entity.ts';
 import { MAX_WEBHOOK_SUBSCRIPTIONS, type WebhookSubscriptionFields } from './webhooks.rules.ts';
@@ -69,10 +70,15 @@ const DELIVERY_PAGE = statement(
 /** `whsec_` and the base64 of 32 random bytes, as Standard Webhooks spells a signing secret. */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
+/** This instance's webhook worker, told of a subscription made or deleted here (absent when it is off). */
+type SubscriptionWatcher = Pick<Dispatcher, 'subscriptionsChanged'> | undefined;
+
+/** Subscribes an endpoint to every event created or changed; the worker is told. */
 export async function subscribe(
   em: EntityManager,
   fields: WebhookSubscriptionFields,
   allowPrivate: boolean,
+  worker: SubscriptionWatcher,
 ): Promise<NewWebhookSubscription> {
   const refused = await refusalOfTarget(new URL(fields.url), allowPrivate);
   if (refused) throw invalidField('url', refused);
@@ -84,6 +90,7 @@ export async function subscribe(
     secret: newSecret(),
   });
   await em.flush();
+  worker?.subscriptionsChanged();
   return {
     id: subscription.id,
     url: subscription.url,
@@ -110,10 +117,11 @@ export async function listSubscriptions(
   return row ?? { items: [], total: 0 };
 }
 
-/** Deletes a subscription and its deliveries, pending ones included. */
-export async function unsubscribe(em: EntityManager, id: string): Promise<boolean> {
+/** Deletes a subscription and its deliveries, pending ones included; the worker is told. */
+export async function unsubscribe(em: EntityManager, id: string, worker: SubscriptionWatcher): Promise<true> {
   const deleted = await em.nativeDelete(WebhookSubscription, { id });
   if (deleted === 0) throw notFound(`There is no webhook subscription ${id}`);
+  worker?.subscriptionsChanged();
   return true;
 }
 
