@@ -1,9 +1,8 @@
-import { conflict } from '../common/errors.ts';
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
 import { ROLES } from './account.entity.ts';
 import { accountName, createAccountSchema } from './accounts.rules.ts';
-import { createAccount, deleteAccount } from './accounts.service.ts';
+import { createAccount, deleteAccountAs, unlockAccount } from './accounts.service.ts';
 import type { Principal } from './authenticator.ts';
 
 export const RoleEnum = builder.enumType('Role', {
@@ -51,21 +50,14 @@ builder.mutationFields((t) => ({
       'Clears the failed-login counters of an account (staff only): a lock-out of it from any address ends at once, on every instance. True when there was something to clear.',
     authScopes: { staff: true },
     args: { name: t.arg.string({ validate: accountName }) },
-    resolve: async (_root, { name }, { deps, principal }) => {
-      const cleared = (await deps.throttle?.unlock(name)) ?? false;
-      deps.logger.warn('login unlocked', { account: name, by: principal!.name, cleared });
-      return cleared;
-    },
+    resolve: (_root, { name }, { deps, principal }) =>
+      unlockAccount(deps.throttle, deps.logger, principal!, name),
   }),
   deleteAccount: t.boolean({
     description: 'Deletes an account (staff only); its credentials stop working at once. Its tickets stay.',
     authScopes: { staff: true },
     args: { name: t.arg.string({ validate: accountName }) },
-    resolve: async (_root, { name }, { deps, principal }) => {
-      if (name === principal!.name) throw conflict('You cannot delete the account you are signed in with');
-      await deleteAccount(deps.db.fork(), name);
-      deps.authenticator.forget(name);
-      return true;
-    },
+    resolve: (_root, { name }, { deps, principal }) =>
+      deleteAccountAs(deps.db.fork(), principal!, name, deps.authenticator),
   }),
 }));

@@ -4,8 +4,9 @@ import { conflict, notFound } from '../common/errors.ts';
 import type { Logger } from '../logger.ts';
 import { Account } from './account.entity.ts';
 import type { NewAccount } from './accounts.rules.ts';
-import type { Principal, StoredCredentials } from './authenticator.ts';
+import type { Authenticator, Principal, StoredCredentials } from './authenticator.ts';
 import { generatePassword, hashPassword, verifyPassword } from './passwords.ts';
+import type { LoginThrottler } from './throttling.ts';
 
 export async function findCredentials(em: EntityManager, name: string): Promise<StoredCredentials | null> {
   const account = await em.findOne(Account, { name });
@@ -78,6 +79,37 @@ export async function createAccount(em: EntityManager, input: NewAccount): Promi
 export async function deleteAccount(em: EntityManager, name: string): Promise<void> {
   const deleted = await em.nativeDelete(Account, { name });
   if (deleted === 0) throw notFound(`There is no account named "${name}"`);
+}
+
+/**
+ * A signed-in member of staff (`by`) deletes an account other than their own (their own: CONFLICT); its
+ * credentials stop working at once on this instance (`authenticator` forgets them).
+ */
+export async function deleteAccountAs(
+  em: EntityManager,
+  by: Principal,
+  name: string,
+  authenticator: Pick<Authenticator, 'forget'>,
+): Promise<true> {
+  if (name === by.name) throw conflict('You cannot delete the account you are signed in with');
+  await deleteAccount(em, name);
+  authenticator.forget(name);
+  return true;
+}
+
+/**
+ * Clears the failed-login counters of an account on every instance, and logs who did; true when there was
+ * something to clear (never without a throttle).
+ */
+export async function unlockAccount(
+  throttle: LoginThrottler | undefined,
+  logger: Logger,
+  by: Principal,
+  name: string,
+): Promise<boolean> {
+  const cleared = (await throttle?.unlock(name)) ?? false;
+  logger.warn('login unlocked', { account: name, by: by.name, cleared });
+  return cleared;
 }
 
 export async function changePassword(em: EntityManager, name: string, newPassword: string): Promise<void> {
