@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document of the REST surface, generated, never written by hand:
 // - paths, methods, operationIds, success statuses, prose, examples and extra refusals from the route table
-//   (routes.ts), each route compiled once by the same compileRoutes that serves it (adapter.ts);
+//   (routes.ts, its prose in route-docs.ts), each route compiled once by the same compileRoutes that serves it;
 // - request bodies and query parameters from the very zod schemas that validate them (the `validate`
 //   option of the GraphQL input type or root field a route executes), as JSON Schema 2020-12, the dialect
 //   of OpenAPI 3.1, plus what the GraphQL types themselves enforce (scalar formats, no unknown fields);
@@ -36,10 +36,11 @@ import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
 import { pothosOptionsOf } from '../graphql/builder.ts';
 import type { ScalarExtensions } from '../graphql/scalars.ts';
 import { schema as graphqlSchema } from '../graphql/schema.ts';
-import { OPENAPI_SECURITY_SCHEME } from '../plugins/use-docs.ts';
-import { BODY_VARIABLE, type CompiledRoute, compileRoutes } from './adapter.ts';
+import { BODY_VARIABLE, type CompiledRoute, compileRoutes } from './compiled-routes.ts';
 import { problemOf, WWW_AUTHENTICATE } from './problem.ts';
-import { type Examples, type Route, routes as restRoutes } from './routes.ts';
+import { type Examples, routeDocs } from './route-docs.ts';
+import { type Route, routes as restRoutes } from './routes.ts';
+import { OPENAPI_SECURITY_SCHEME } from './security-scheme.ts';
 
 type Json = Record<string, unknown>;
 
@@ -500,6 +501,8 @@ export function buildOpenApiDocument(
   for (const route of compileRoutes(schema, routes)) {
     const compiled = describe(schema, route);
     const { field, variableTypes } = compiled;
+    const docs = routeDocs[route.operationId];
+    if (!docs) throw new Error(`Route ${route.operationId} has no documentation in route-docs.ts`);
 
     const parameters: Json[] = [];
     const argsValidator = pothosOptionsOf(field).validate;
@@ -537,16 +540,16 @@ export function buildOpenApiDocument(
     if (route.method === 'GET') parameters.push(conditional('If-None-Match'));
     if (Object.values(route.headers ?? {}).includes('if-match')) parameters.push(conditional('If-Match'));
 
-    const examples = route.examples ?? {};
+    const examples = docs.examples ?? {};
     const operation: Json = {
-      summary: route.summary,
-      ...(route.description
-        ? { description: route.description }
+      summary: docs.summary,
+      ...(docs.description
+        ? { description: docs.description }
         : field.description
           ? { description: field.description }
           : {}),
       operationId: route.operationId,
-      tags: route.tags,
+      tags: docs.tags,
     };
     for (const tag of operation.tags as string[]) usedTags.add(tag);
     if (parameters.length > 0) operation.parameters = parameters;
@@ -567,7 +570,7 @@ export function buildOpenApiDocument(
       responses['204'] = { description: 'Success - no content.' };
     } else if (produced) {
       // A body other than JSON (a rendered image): described by its media type only.
-      const name = route.responseSchema ?? `${capitalized(route.operationId)}Body`;
+      const name = docs.responseSchema ?? `${capitalized(route.operationId)}Body`;
       responses[String(route.status)] = {
         description: route.status === 201 ? 'Created.' : 'Success.',
         headers: { ETag: addHeader('ETag') },
@@ -584,7 +587,7 @@ export function buildOpenApiDocument(
         const itemType = getNamedType(compiled.bodyType).name;
         const itemName = OBJECT_NAMES[itemType] ?? itemType;
         const item = addSchema(itemName, shape.items as Json, `${itemName}${capitalized(route.operationId)}`);
-        const collection = route.responseSchema ?? `${itemName}Collection`;
+        const collection = docs.responseSchema ?? `${itemName}Collection`;
         responseSchema = addSchema(
           collection,
           { ...shape, items: item },
@@ -592,7 +595,7 @@ export function buildOpenApiDocument(
         );
       } else if (shape.type === 'object') {
         const name =
-          route.responseSchema ??
+          docs.responseSchema ??
           OBJECT_NAMES[getNamedType(compiled.bodyType).name] ??
           getNamedType(compiled.bodyType).name;
         responseSchema = addSchema(name, shape, `${name}${capitalized(route.operationId)}`);
@@ -616,7 +619,7 @@ export function buildOpenApiDocument(
     if (scopes) kinds.push('unauthenticated');
     if (scopes && Object.keys(scopes).some((scope) => scope !== 'authenticated')) kinds.push('forbidden');
     if (route.notFound || pathParameterNames(route.path).length > 0) kinds.push('notFound');
-    kinds.push(...(route.problems ?? []));
+    kinds.push(...(docs.problems ?? []));
     if (route.body) kinds.push('payloadTooLarge', 'unsupportedMediaType');
     if (scopes) kinds.push('tooManyRequests');
     kinds.push('internal', 'unavailable');
