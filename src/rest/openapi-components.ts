@@ -1,0 +1,189 @@
+// The shared components of the OpenAPI document (src/rest/openapi.ts): the Problem schema and the error
+// responses (from the error table, common/errors.ts), the response headers, the conditional-request
+// parameters and the security scheme; and the registry in which the operations put their schemas,
+// parameters and examples as they are described.
+
+import { z } from 'zod';
+import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
+import { fromZod, type Json } from './openapi-schemas.ts';
+import { problemOf, WWW_AUTHENTICATE } from './problem.ts';
+import type { Examples } from './route-docs.ts';
+import { OPENAPI_SECURITY_SCHEME } from './security-scheme.ts';
+
+const problemSchema = z
+  .object({
+    type: z
+      .string()
+      .meta({ description: 'The kind of problem, a URI reference.', example: '/problems/validation' }),
+    title: z.string().meta({ description: 'Short summary of the kind.', example: 'Validation failed' }),
+    status: z.int().min(100).max(599).meta({ description: 'The HTTP status code.', example: 400 }),
+    detail: z.string().meta({ description: 'What went wrong with this request.' }),
+    errors: z
+      .array(
+        z.object({
+          path: z.string().meta({
+            description:
+              'The offending field as a client writes it (`dates[1]`, `price`, `page`); empty for the whole body.',
+          }),
+          message: z.string(),
+        }),
+      )
+      .optional()
+      .meta({ description: 'Validation failures only: every offending field.' }),
+  })
+  .meta({ description: 'RFC 9457 problem details.' });
+
+const HEADERS: Record<string, Json> = {
+  Link: {
+    description:
+      'RFC 8288 links: `first`, `prev` (a page with items), `next`, and `last` where the total is counted.',
+    schema: { type: 'string' },
+    example: '</special-events?page=2&limit=10>; rel="next", </special-events?page=1&limit=10>; rel="first"',
+  },
+  'X-Total-Count': {
+    description: 'How many items all the pages hold together.',
+    schema: { type: 'integer', minimum: 0 },
+    example: 12,
+  },
+  Location: {
+    description: 'Where the created resource lives.',
+    schema: { type: 'string', format: 'uri-reference' },
+  },
+  'WWW-Authenticate': {
+    description: 'The authentication scheme to use.',
+    schema: { type: 'string' },
+    example: WWW_AUTHENTICATE,
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  ETag: {
+    description:
+      'A strong entity tag of this representation (an event: its version, `"v3"`); send it back in `If-None-Match` to get 304 while it is unchanged, or in `If-Match` to change the event only if nobody else has.',
+    schema: { type: 'string' },
+    example: '"v3"',
+  },
+  'RateLimit-Policy': {
+    description:
+      'The limit that refused the request (IETF draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds.',
+    schema: { type: 'string' },
+    example: '"login-pair";q=10;w=300',
+  },
+  RateLimit: {
+    description: 'What is left of that limit (`r`) and the seconds until it resets (`t`).',
+    schema: { type: 'string' },
+    example: '"login-pair";r=0;t=300',
+  },
+};
+
+/** Conditional-request headers, as parameters of the operations that honour them. */
+const CONDITIONAL_PARAMETERS: Record<'If-None-Match' | 'If-Match', Json> = {
+  'If-None-Match': {
+    name: 'If-None-Match',
+    in: 'header',
+    description:
+      'Entity tags of representations the client holds (`*`: any); when one matches (weak comparison), the answer is 304 without a body.',
+    schema: { type: 'string' },
+    example: '"v3"',
+  },
+  'If-Match': {
+    name: 'If-Match',
+    in: 'header',
+    description:
+      "The event's entity tag as last read (`ETag`), or `*`: the change is made only if it is still current (strong comparison), else 412 and nothing changes. Left out: no check, as the reference clients send.",
+    schema: { type: 'string' },
+    example: '"v3"',
+  },
+};
+
+const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
+
+/** The document's `components`, filled in as the operations are described, and how they are added. */
+export type Components = ReturnType<typeof createComponents>;
+
+export function createComponents() {
+  const components = {
+    schemas: {} as Record<string, Json>,
+    parameters: {} as Record<string, Json>,
+    examples: {} as Record<string, Json>,
+    responses: {} as Record<string, Json>,
+    headers: {} as Record<string, Json>,
+    securitySchemes: {
+      [OPENAPI_SECURITY_SCHEME]: {
+        type: 'http',
+        scheme: 'basic',
+        description: 'HTTP Basic credentials of a `visitor` or `staff` account.',
+      },
+    },
+  };
+
+  /** Registers a schema under `name`, or under a name of its own when `name` holds another. */
+  const addSchema = (name: string, value: Json, fallback: string) => {
+    const existing = components.schemas[name];
+    if (existing && JSON.stringify(existing) !== JSON.stringify(value))
+      return addSchema(fallback, value, `${fallback}_`);
+    components.schemas[name] = value;
+    return ref('schemas', name);
+  };
+  const addHeader = (name: string) => {
+    components.headers[name] = HEADERS[name]!;
+    return ref('headers', name);
+  };
+  const addProblem = (kind: ErrorKind) => {
+    const documented: { name: string; description: string; detail: string; headers?: readonly string[] } =
+      ERROR_KINDS[kind].documented;
+    const { name, description, detail } = documented;
+    if (!components.responses[name]) {
+      const headers: Record<string, Json> = {};
+      for (const header of documented.headers ?? []) headers[header] = addHeader(header);
+      const issues =
+        kind === 'validation' ? [{ path: 'price', message: 'must have at most 2 decimals' }] : [];
+      components.responses[name] = {
+        description,
+        ...(Object.keys(headers).length > 0 ? { headers } : {}),
+        content: {
+          'application/problem+json': {
+            schema: ref('schemas', 'Problem'),
+            example: problemOf(kind, detail, issues),
+          },
+        },
+      };
+    }
+    return ref('responses', name);
+  };
+  const addExamples = (examples: Examples | undefined) =>
+    examples && Object.keys(examples).length > 0
+      ? {
+          examples: Object.fromEntries(
+            Object.entries(examples).map(([name, example]) => {
+              components.examples[name] = example;
+              return [
+                name.replace(/(Request|Response)Example$/, '').replace(/^(Buy|Get|List)/, ''),
+                ref('examples', name),
+              ];
+            }),
+          ),
+        }
+      : {};
+  components.schemas.Problem = fromZod(problemSchema);
+
+  const addParameter = (name: string, definition: Json) => {
+    components.parameters[name] ??= definition;
+    return ref('parameters', name);
+  };
+  const conditional = (name: keyof typeof CONDITIONAL_PARAMETERS) =>
+    addParameter(name, CONDITIONAL_PARAMETERS[name]);
+
+  return {
+    addSchema,
+    addHeader,
+    addProblem,
+    addExamples,
+    addParameter,
+    conditional,
+    /** The sections that hold anything, as the document's `components`. */
+    sections: () =>
+      Object.fromEntries(Object.entries(components).filter(([, section]) => Object.keys(section).length > 0)),
+  };
+}
