@@ -140,7 +140,7 @@ export async function listDeliveries(
 }
 
 /** How long a delivery that is over (delivered or failed) stays listed. */
-export const DELIVERY_RETENTION_DAYS = 30;
+const DELIVERY_RETENTION_DAYS = 30;
 
 const PURGE_DELIVERIES = statement(
   'webhook_purge_deliveries',
