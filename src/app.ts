@@ -10,28 +10,23 @@ import { openDatabase } from './db/database.ts';
 import { prepareDatabase } from './db/prepare.ts';
 import { createEventFeed } from './events/event-feed.ts';
 import { clientKind, createErrorMask, describe } from './graphql/errors.ts';
+import { type OperationOrigin, operationRunner } from './graphql/operations.ts';
 import { schema } from './graphql/schema.ts';
-import { clientAddress } from './http/client-address.ts';
-import {
-  type CompiledGraphQL,
-  createCompiledGraphQL,
-  createCompiledRunner,
-} from './http/compiled-graphql.ts';
-import { createFront, type Front, type ServerContext } from './http/front.ts';
-import { createMetrics, type Metrics } from './http/observe.ts';
+import { graphiqlPage } from './http/graphiql.ts';
+import { graphqlEndpoint } from './http/graphql-endpoint.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
+import { pagesTable } from './http/pages.ts';
+import { createPipeline, type Pipeline } from './http/pipeline.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { gateRefusal, useAuthGate } from './plugins/use-auth-gate.ts';
-import { useCompiledQueries } from './plugins/use-compiled-queries.ts';
-import { DOCS_PATHS, useDocs } from './plugins/use-docs.ts';
+import { useAuthGate } from './plugins/use-auth-gate.ts';
 import { useExecutionTimeout } from './plugins/use-execution-timeout.ts';
-import { useGraphiQL } from './plugins/use-graphiql.ts';
 import { useInputErrors } from './plugins/use-input-errors.ts';
+import { usePreparedDocuments } from './plugins/use-prepared-documents.ts';
 import { useQueryLimits } from './plugins/use-query-limits.ts';
-import { useQueryValidators } from './plugins/use-query-validators.ts';
 import { useRefusalBodies } from './plugins/use-refusal-bodies.ts';
 import { useTracing } from './plugins/use-tracing.ts';
 import { useTrustedDocuments } from './plugins/use-trusted-documents.ts';
-import { createRestHandler, type RestRequest } from './rest/adapter.ts';
+import { createRestHandler } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
 import { tracing } from './tracing.ts';
@@ -42,19 +37,17 @@ const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
 
-export interface App extends Front {
+export interface App extends Pipeline {
   yoga: Yoga;
-  compiledGraphQL: CompiledGraphQL;
 }
 
 const GRAPHQL_ENDPOINT = '/graphql';
 
-const isDocsPath = (pathname: string) =>
-  pathname === DOCS_PATHS.openapi ||
-  pathname === DOCS_PATHS.docs ||
-  pathname.startsWith(`${DOCS_PATHS.docs}/`);
-
-/** The whole HTTP application over its dependencies; it never listens (server.ts does). */
+/**
+ * The whole HTTP application over its dependencies; it never listens (server.ts does). One way in (the
+ * pipeline), one way to run an operation (yoga's envelop, through src/graphql/operations.ts), for the
+ * REST routes and GraphQL alike.
+ */
 export function createApp(deps: AppDeps, options: { isDraining?: () => boolean } = {}): App {
   const metrics = deps.config.metrics
     ? createMetrics(deps.db, {
@@ -62,49 +55,34 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
         webhookBacklog: () => webhookBacklog(deps.db.sql),
       })
     : undefined;
-  // Compiled queries run outside envelop (REST reads, the GraphQL lane) with the same context, deadline
-  // and metrics.
-  const runner = createCompiledRunner({
-    context: (request) => createRequestContext(deps, request.header, request.address),
-    timeoutMs: deps.config.operationTimeoutMs,
-    onOperation: metrics ? (name, seconds) => metrics.operation(name, 'query', seconds) : undefined,
-  });
-  const compiledGraphQL = createCompiledGraphQL({
-    runner,
-    // With trusted documents only, a visitor's query must go through yoga, which checks it is one.
-    admits: (operation, contextValue) =>
-      gateRefusal(schema, operation, contextValue) === null &&
-      (!deps.config.trustedDocumentsOnly || contextValue.principal?.role === 'staff'),
-  });
-  const yoga = createGraphQLServer(deps, metrics, compiledGraphQL);
-  const rest = createRestHandler(yoga, routes, deps.logger, runner);
-  const front = createFront({
-    yoga,
-    graphqlEndpoint: GRAPHQL_ENDPOINT,
-    rest,
-    compiledGraphQL,
-    db: deps.db,
-    isDraining: options.isDraining ?? (() => false),
-    servedByYoga: (pathname) => pathname === GRAPHQL_ENDPOINT || isDocsPath(pathname),
+  const mask = createErrorMask(deps.logger);
+  const yoga = createGraphQLServer(deps, metrics, mask);
+  const runOperation = operationRunner(yoga, mask);
+  const pipeline = createPipeline({
+    pages: pagesTable({ db: deps.db, isDraining: options.isDraining ?? (() => false), metrics }),
+    graphqlPath: GRAPHQL_ENDPOINT,
+    graphql: graphqlEndpoint({
+      yoga,
+      runOperation,
+      graphiql: deps.config.graphiql ? graphiqlPage() : undefined,
+    }),
+    rest: createRestHandler(runOperation, schema, routes, deps.logger),
     corsOrigins: deps.config.corsOrigins,
     trustProxy: deps.config.trustProxy,
     metrics,
     logger: deps.logger,
   });
-  return { ...front, yoga, compiledGraphQL };
+  return { ...pipeline, yoga };
 }
 
-/** Initial context of a REST operation (src/rest/adapter.ts), beside what yoga gives a GraphQL request. */
-interface InitialContext extends ServerContext {
-  request: Request;
-  rest?: RestRequest;
-}
-
-/** Yoga: GraphQL over HTTP, GraphiQL and the documentation, and the envelop that REST operations run in. */
+/**
+ * Yoga: the envelop every operation runs in (the checkpoint: prepared documents, limits, context, auth gate,
+ * trusted documents, deadline, metrics, tracing), and GraphQL over server-sent events.
+ */
 function createGraphQLServer(
   deps: AppDeps,
   metrics: Metrics | undefined,
-  compiledGraphQL: CompiledGraphQL,
+  mask: (error: unknown) => Error,
 ): Yoga {
   const { logger } = deps;
   const server = new YogaServer<Record<string, unknown>, RequestContext>({
@@ -112,27 +90,19 @@ function createGraphQLServer(
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     context: async (initial) => {
       // Read by property, not spread: yoga hands the server context down its prototype chain.
-      const { request, rest, observation, req, prepared } = initial as unknown as InitialContext;
-      if (rest) return prepared ?? createRequestContext(deps, rest.header, rest.address);
-      const context =
-        prepared ??
-        req?.prepared ??
-        (await createRequestContext(
-          deps,
-          (name) => request.headers.get(name),
-          clientAddress({ req }, request, deps.config.trustProxy),
-        ));
-      const observed = observation ?? req?.observation;
-      if (observed) observed.account = context.principal?.name;
+      const { transport } = initial as unknown as OperationOrigin;
+      const context = await createRequestContext(deps, transport.header, transport.address);
+      transport.observation.account = context.principal?.name;
       return context;
     },
-    maskedErrors: { maskError: createErrorMask(logger) },
-    // Served by useGraphiQL below: compressed and cached, rendered once.
+    maskedErrors: { maskError: mask },
+    // One cache of prepared documents (usePreparedDocuments) instead of yoga's own parse and validation caches.
+    parserAndValidationCache: false,
     graphiql: false,
     landingPage: false,
     healthCheckEndpoint: undefined,
     batching: false,
-    // Cross-origin browsers are not served until an allow-list is configured.
+    // Cross-origin browsers are not served until an allow-list is configured (src/http/edge-headers.ts).
     cors: false,
     // Yoga's own lines: the message only (never its request details), and errors without their SQL.
     logging: {
@@ -148,20 +118,17 @@ function createGraphQLServer(
     },
     plugins: [
       // First: the plugins after it that wrap execution (tracing, the deadline) wrap the compiled run.
-      useCompiledQueries(compiledGraphQL),
+      usePreparedDocuments(),
       useRefusalBodies(),
       ...(metrics ? [metrics.plugin()] : []),
       ...(tracing.enabled ? [useTracing()] : []),
-      ...(deps.config.graphiql ? [useGraphiQL(GRAPHQL_ENDPOINT)] : []),
       useQueryLimits({ introspection: deps.config.introspection }),
       useExecutionTimeout(deps.config.operationTimeoutMs),
       useAuthGate(),
       useInputErrors(),
-      useDocs(),
       ...(deps.config.trustedDocuments
         ? useTrustedDocuments(deps.config.trustedDocuments, deps.config.trustedDocumentsOnly)
         : []),
-      useQueryValidators(GRAPHQL_ENDPOINT),
     ],
   });
   // What createYoga does, but telling the adapter that its Request is not the global one (yoga's own is

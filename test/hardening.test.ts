@@ -14,7 +14,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../src/graphql/schema.ts';
 import { measureQuery, QUERY_LIMITS } from '../src/plugins/use-query-limits.ts';
-import { BODY_LIMIT_BYTES } from '../src/rest/adapter.ts';
+import { BODY_LIMIT_BYTES } from '../src/http/request.ts';
 import { routes } from '../src/rest/routes.ts';
 import {
   basic,

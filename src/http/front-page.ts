@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RestResponse } from '../rest/adapter.ts';
+import type { HttpAnswer } from './request.ts';
 import { problemAnswer } from '../rest/problem.ts';
 
 /** Where a person or a client goes from `/`: the same list the start-up message prints. */
@@ -54,7 +54,7 @@ const JSON_BODY = JSON.stringify({
  * `GET /`: a small HTML page for a browser, linking the reference, GraphiQL, the OpenAPI document and the
  * health checks; the same links as JSON for a client that prefers `application/json`. Open to everyone.
  */
-export function frontPage(method: string, accept: string | null): RestResponse {
+export function frontPage(method: string, accept: string | null): HttpAnswer {
   if (method !== 'GET' && method !== 'HEAD')
     return problemAnswer('methodNotAllowed', `${method} is not supported here; use GET`, [], {
       Allow: 'GET, HEAD',

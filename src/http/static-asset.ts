@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
+import type { HttpAnswer, HttpRequest } from './request.ts';
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -28,7 +29,7 @@ interface Prepared {
 export function staticAsset(
   load: () => Asset | Promise<Asset>,
   fixedHeaders: Record<string, string>,
-): (request: Request) => Promise<Response> {
+): (request: Pick<HttpRequest, 'method' | 'header'>) => Promise<HttpAnswer> {
   let prepared: Promise<Prepared> | undefined;
 
   const prepare = async (): Promise<Prepared> => {
@@ -61,7 +62,7 @@ export function staticAsset(
       prepared = undefined;
       throw error;
     }
-    const encoding = chooseEncoding(request.headers.get('accept-encoding'));
+    const encoding = chooseEncoding(request.header('accept-encoding'));
     const etag = `"${asset.tag}${encoding === 'identity' ? '' : `-${encoding}`}"`;
     const { headers } = asset;
     const common: Record<string, string> = {
@@ -69,15 +70,10 @@ export function staticAsset(
       ETag: etag,
       Vary: headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding',
     };
-    if (matches(request.headers.get('if-none-match'), etag))
-      return new Response(null, { status: 304, headers: common });
+    if (matches(request.header('if-none-match'), etag)) return { status: 304, headers: common, body: null };
     const body = await bytesOf(asset, encoding);
     if (encoding !== 'identity') common['Content-Encoding'] = encoding;
-    common['Content-Length'] = String(body.length);
-    return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), {
-      status: 200,
-      headers: common,
-    });
+    return { status: 200, headers: common, body };
   };
 }
 

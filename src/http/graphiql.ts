@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
-import { pagePolicy } from '../http/csp.ts';
-import { staticAsset } from '../http/static-asset.ts';
+import type { GraphiQLOptions } from 'graphql-yoga';
+import { pagePolicy } from './csp.ts';
+import type { HttpAnswer, HttpRequest } from './request.ts';
+import { staticAsset } from './static-asset.ts';
 
 const GRAPHIQL_EXAMPLE = `# Every query needs HTTP Basic credentials: open "Headers" below and add
 # {"Authorization": "Basic <base64 of name:password>"}
@@ -53,8 +54,8 @@ export function graphiqlPolicy(html: string): string {
  * page is 9 MB and the same for every request: rendered on first use, compressed once, then served with
  * an ETag and cached by browsers for an hour. The queries it sends still need credentials.
  */
-export function useGraphiQL(graphqlEndpoint: string): Plugin {
-  const page = staticAsset(
+export function graphiqlPage(): (request: HttpRequest) => Promise<HttpAnswer> {
+  return staticAsset(
     // The renderer module is the 9 MB page itself: loaded when somebody first asks for it, not at start-up.
     async () => {
       const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
@@ -68,12 +69,4 @@ export function useGraphiQL(graphqlEndpoint: string): Plugin {
       Vary: 'Accept',
     },
   );
-  return {
-    async onRequest({ request, url, endResponse }) {
-      if (url.pathname !== graphqlEndpoint) return;
-      if (request.method !== 'GET' && request.method !== 'HEAD') return;
-      if (!request.headers.get('accept')?.includes('text/html')) return;
-      endResponse(await page(request));
-    },
-  };
 }

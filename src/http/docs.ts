@@ -1,17 +1,15 @@
 import { readFile } from 'node:fs/promises';
-import type { Plugin } from 'graphql-yoga';
-import { pagePolicy } from '../http/csp.ts';
-import { staticAsset } from '../http/static-asset.ts';
-import { problemResponse } from '../rest/problem.ts';
+import { problemAnswer } from '../rest/problem.ts';
+import { OPENAPI_SECURITY_SCHEME } from '../rest/security-scheme.ts';
+import { pagePolicy } from './csp.ts';
+import type { HttpAnswer, HttpRequest } from './request.ts';
+import { staticAsset } from './static-asset.ts';
 
 /** Scalar's self-contained browser bundle (scripts and styles in one file, no network at run time). */
 const SCALAR_BUNDLE = new URL(
   '../../node_modules/@scalar/api-reference/dist/browser/standalone.js',
   import.meta.url,
 );
-
-/** The security scheme's name in the OpenAPI document, which the reference page preselects. */
-export const OPENAPI_SECURITY_SCHEME = 'MuseumPlaceholderAuth';
 
 export const DOCS_PATHS = {
   openapi: '/openapi.json',
@@ -65,20 +63,19 @@ const HTML = `<!doctype html>
  */
 const DOCS_CSP = pagePolicy(["'self'"], ["'self'", "'unsafe-inline'"]);
 
-const isDocsPath = (pathname: string) =>
+export const isDocsPath = (pathname: string) =>
   pathname === DOCS_PATHS.openapi ||
   pathname === DOCS_PATHS.docs ||
   pathname.startsWith(`${DOCS_PATHS.docs}/`);
 
 /**
  * `GET /openapi.json` (the generated OpenAPI 3.1 document) and `GET /docs` (an API reference rendered by
- * Scalar from the project's own dependencies, no CDN), both open without credentials. Answered in
- * onRequest, before the REST adapter could call them unknown paths.
+ * Scalar from the project's own dependencies, no CDN), both open without credentials.
  */
-export function useDocs(): Plugin {
+export function docsPages(): (request: HttpRequest) => Promise<HttpAnswer> {
   // Each built once and compressed once, served with an ETag; the pages are revalidated on every visit,
   // the bundle kept an hour.
-  const assets: Record<string, (request: Request) => Promise<Response>> = {
+  const assets: Record<string, ReturnType<typeof staticAsset>> = {
     // The generator (zod's JSON Schema, the reference's examples) is loaded on the first request for it.
     [DOCS_PATHS.openapi]: staticAsset(
       async () => {
@@ -106,28 +103,18 @@ export function useDocs(): Plugin {
   };
   assets[`${DOCS_PATHS.docs}/`] = assets[DOCS_PATHS.docs]!;
 
-  return {
-    async onRequest({ request, url, endResponse }) {
-      const { pathname } = url;
-      if (!isDocsPath(pathname)) return;
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        endResponse(
-          problemResponse('methodNotAllowed', `${request.method} is not supported here; use GET`, [], {
-            Allow: 'GET, HEAD',
-          }),
-        );
-        return;
-      }
-      const asset = assets[pathname];
-      if (!asset) {
-        endResponse(problemResponse('notFound', `There is no resource at ${pathname}`));
-        return;
-      }
-      try {
-        endResponse(await asset(request));
-      } catch {
-        endResponse(problemResponse('internal', 'The API reference bundle is not installed'));
-      }
-    },
+  return async (request) => {
+    const { pathname, method } = request;
+    if (method !== 'GET' && method !== 'HEAD')
+      return problemAnswer('methodNotAllowed', `${method} is not supported here; use GET`, [], {
+        Allow: 'GET, HEAD',
+      });
+    const asset = assets[pathname];
+    if (!asset) return problemAnswer('notFound', `There is no resource at ${pathname}`);
+    try {
+      return await asset(request);
+    } catch {
+      return problemAnswer('internal', 'The API reference bundle is not installed');
+    }
   };
 }

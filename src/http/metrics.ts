@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -7,22 +6,6 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Database } from '../db/database.ts';
 import type { WebhookBacklog } from '../webhooks/webhooks.service.ts';
 import { Timings } from './timings.ts';
-
-/** What one request leaves for its log line and metrics, filled in as it goes. */
-export interface Observation {
-  requestId: string;
-  /** The route template (`/special-events/{eventId}`, `/graphql`), never the raw path. */
-  route: string;
-  account?: string;
-}
-
-// A request id of the client's (or a proxy's) is kept when it is a plain token, so it can be followed.
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-export function observationOf(requestIdHeader: string | null | undefined): Observation {
-  const requestId = requestIdHeader && SANE_REQUEST_ID.test(requestIdHeader) ? requestIdHeader : randomUUID();
-  return { requestId, route: 'unmatched' };
-}
 
 /** Distinct operation names kept as labels; beyond, `other`, so clients cannot create unbounded series. */
 const MAX_OPERATION_NAMES = 100;
@@ -34,8 +17,6 @@ export interface Metrics {
   request(method: string, route: string, status: number, seconds: number): void;
   /** An envelop plugin counting GraphQL operations (REST routes run as operations too). */
   plugin(): Plugin;
-  /** Counts an operation executed outside envelop (a REST read run compiled). */
-  operation(name: string | undefined, type: string, seconds: number): void;
 }
 
 /**
@@ -163,7 +144,6 @@ export function createMetrics(
         seconds,
       );
     },
-    operation: recordOperation,
     plugin: () => ({
       onExecute({ args }) {
         const started = performance.now();

@@ -1,0 +1,72 @@
+import type { Database } from '../db/database.ts';
+import { problemAnswer } from '../rest/problem.ts';
+import { docsPages, isDocsPath } from './docs.ts';
+import { frontPage } from './front-page.ts';
+import type { Metrics } from './metrics.ts';
+import type { HttpAnswer, HttpRequest } from './request.ts';
+
+type Page = (request: HttpRequest) => HttpAnswer | Promise<HttpAnswer>;
+
+const onlyGet = (method: string) =>
+  method === 'GET' || method === 'HEAD'
+    ? null
+    : problemAnswer('methodNotAllowed', `${method} is not supported here; use GET`, [], {
+        Allow: 'GET, HEAD',
+      });
+
+const JSON_NO_STORE = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
+const OK: HttpAnswer = { status: 200, headers: JSON_NO_STORE, body: '{"status":"ok"}' };
+
+/** A page that answers OPTIONS itself, naming the methods it serves. */
+const withOptions =
+  (page: Page): Page =>
+  (request) =>
+    request.method === 'OPTIONS'
+      ? { status: 204, headers: { Allow: 'GET, HEAD, OPTIONS' }, body: null }
+      : page(request);
+
+export interface PagesOptions {
+  db: Database;
+  isDraining: () => boolean;
+  /** Prometheus metrics, served at /metrics; absent when MUSEUM_METRICS=off. */
+  metrics?: Metrics;
+}
+
+/**
+ * What is not an operation: the front page, the health checks, the metrics, the favicon and the
+ * documentation. The route table by path; null for a path that is none of them.
+ */
+export function pagesTable(options: PagesOptions): (pathname: string) => Page | null {
+  const { metrics } = options;
+  const ready: Page = async ({ method }) => {
+    const refused = onlyGet(method);
+    if (refused) return refused;
+    if (options.isDraining()) return problemAnswer('unavailable', 'The service is shutting down');
+    try {
+      await options.db.fork().execute('select 1');
+      return { ...OK, headers: { ...JSON_NO_STORE } };
+    } catch {
+      return problemAnswer('unavailable', 'The database is unreachable', [], { 'Retry-After': '5' });
+    }
+  };
+  const table: Record<string, Page> = {
+    '/': withOptions(({ method, header }) => frontPage(method, header('accept'))),
+    '/health/live': withOptions(({ method }) => onlyGet(method) ?? { ...OK, headers: { ...JSON_NO_STORE } }),
+    '/health/ready': withOptions(ready),
+    // Browsers ask for it on every page; there is none, and "no content" keeps their consoles clean.
+    '/favicon.ico': () => ({
+      status: 204,
+      headers: { 'Cache-Control': 'public, max-age=86400' },
+      body: null,
+    }),
+  };
+  if (metrics)
+    table['/metrics'] = async ({ method }) =>
+      onlyGet(method) ?? {
+        status: 200,
+        headers: { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' },
+        body: await metrics.registry.metrics(),
+      };
+  const docs = withOptions(docsPages());
+  return (pathname) => table[pathname] ?? (isDocsPath(pathname) ? docs : null);
+}

@@ -1,0 +1,155 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { Logger } from '../logger.ts';
+import { problemAnswer } from '../rest/problem.ts';
+import { inSpan, tracing } from '../tracing.ts';
+import type { TrustedProxies } from './client-address.ts';
+import { addEdgeHeaders, isPageScript, preflight } from './edge-headers.ts';
+import type { Metrics } from './metrics.ts';
+import { fromFetch, fromNode, type HttpAnswer, type HttpRequest, sendNode, toResponse } from './request.ts';
+
+type Handler = (request: HttpRequest) => HttpAnswer | Promise<HttpAnswer>;
+
+export interface PipelineOptions {
+  /** What is not an operation (src/http/pages.ts), by path; null when the path is none of them. */
+  pages: (pathname: string) => Handler | null;
+  graphqlPath: string;
+  /** GraphQL over HTTP (src/http/graphql-endpoint.ts). */
+  graphql: Handler;
+  /** The REST routes (src/rest/adapter.ts); it answers unknown paths too. */
+  rest: Handler;
+  corsOrigins: string[];
+  trustProxy: TrustedProxies;
+  metrics?: Metrics;
+  logger: Logger;
+}
+
+export interface Pipeline {
+  /** The node:http request listener (behind src/http/listener.ts). */
+  handleNode(req: IncomingMessage, res: ServerResponse): void;
+  /** The same pipeline through the fetch API, as the tests call it; `serverContext` names the client socket. */
+  fetch(input: string | Request, init?: RequestInit, serverContext?: unknown): Promise<Response>;
+}
+
+/**
+ * The one way in. Every request, from node:http or from fetch, becomes an HttpRequest and goes through the
+ * same steps: CORS preflight, then the route table (the pages, /graphql, the REST routes), then the
+ * headers every answer carries, its log line and metrics, and (with tracing on) its span.
+ */
+export function createPipeline(options: PipelineOptions): Pipeline {
+  const allowedOrigins = new Set(options.corsOrigins);
+  const { metrics, logger } = options;
+
+  function route(request: HttpRequest): HttpAnswer | Promise<HttpAnswer> {
+    const { pathname, method, observation } = request;
+    const origin = request.header('origin');
+    const corsPreflight = preflight(
+      method,
+      origin,
+      request.header('access-control-request-method'),
+      allowedOrigins,
+    );
+    if (corsPreflight) return { ...corsPreflight, body: null };
+    if (pathname === options.graphqlPath) {
+      observation.route = pathname;
+      return options.graphql(request);
+    }
+    const page = options.pages(pathname);
+    if (page) {
+      observation.route = pathname;
+      return page(request);
+    }
+    return options.rest(request);
+  }
+
+  /** The request's answer with the headers every answer carries; never throws. */
+  async function answerOf(request: HttpRequest): Promise<HttpAnswer> {
+    const { observation } = request;
+    let answer: HttpAnswer;
+    try {
+      answer = await route(request);
+    } catch (error) {
+      logger.error('request failed', { error: String(error), requestId: observation.requestId });
+      answer = problemAnswer('internal', 'Internal server error');
+    }
+    // A 401 to a script of one of this service's pages carries no Basic challenge (src/http/edge-headers.ts).
+    if (answer.status === 401 && isPageScript(request.header)) delete answer.headers['WWW-Authenticate'];
+    answer.headers['X-Request-Id'] = observation.requestId;
+    // A 5xx problem names the request id, so an operator can find its log line.
+    if (answer.status >= 500 && typeof answer.body === 'string' && answer.body.startsWith('{"type"'))
+      answer.body = JSON.stringify({ ...JSON.parse(answer.body), requestId: observation.requestId });
+    addEdgeHeaders(answer.headers, request.header('origin'), allowedOrigins);
+    return answer;
+  }
+
+  /** One line per request, and its metrics, once its answer is done (or the client has gone). */
+  function finished(request: HttpRequest, status: number, started: number) {
+    const { observation } = request;
+    const seconds = (performance.now() - started) / 1000;
+    metrics?.request(request.method, observation.route, status, seconds);
+    logger.info('request', {
+      method: request.method,
+      route: observation.route,
+      status,
+      durationMs: Math.round(seconds * 10_000) / 10,
+      requestId: observation.requestId,
+      account: observation.account,
+    });
+  }
+
+  /** The request's span lasts until its answer is done; the operation and SQL spans are its children. */
+  function inRequestSpan(request: HttpRequest, work: () => Promise<number>): Promise<number> {
+    return inSpan(
+      request.method,
+      SpanKind.SERVER,
+      {
+        'http.request.method': request.method,
+        'url.path': request.pathname,
+        'url.scheme': 'http',
+        'client.address': request.address,
+        'user_agent.original': request.header('user-agent') ?? '',
+      },
+      async (span) => {
+        const status = await work();
+        span.updateName(`${request.method} ${request.observation.route}`);
+        span.setAttributes({ 'http.route': request.observation.route, 'http.response.status_code': status });
+        if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        return status;
+      },
+    );
+  }
+
+  return {
+    handleNode(req, res) {
+      const request = fromNode(req, res, options.trustProxy);
+      const started = performance.now();
+      // A client that went away before any answer: 499, as proxies log it.
+      const status = () => (res.headersSent ? res.statusCode : 499);
+      const closed = new Promise<number>((resolve) => res.once('close', () => resolve(status())));
+      void closed.then((code) => finished(request, code, started));
+      const send = () => answerOf(request).then((answer) => sendNode(res, answer, request.method === 'HEAD'));
+      if (!tracing.enabled) {
+        void send();
+        return;
+      }
+      void inRequestSpan(request, () => {
+        void send();
+        return closed;
+      });
+    },
+
+    async fetch(input, init, serverContext = {}) {
+      const fetched = typeof input === 'string' ? new Request(input, init) : input;
+      const request = fromFetch(fetched, serverContext, options.trustProxy);
+      const started = performance.now();
+      let answer: HttpAnswer | undefined;
+      const answered = async () => {
+        answer = await answerOf(request);
+        return answer.status;
+      };
+      const status = tracing.enabled ? await inRequestSpan(request, answered) : await answered();
+      finished(request, status, started);
+      return toResponse(answer!, request.method === 'HEAD');
+    },
+  };
+}

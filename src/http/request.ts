@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FieldIssue } from '../common/errors.ts';
+import { addressOf, clientAddress, type TrustedProxies } from './client-address.ts';
+import { parseJsonBody } from './json-body.ts';
+
+/** Request bodies larger than this are refused with 413 before any of them is parsed. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** What one request leaves for its log line and metrics, filled in as it goes. */
+export interface Observation {
+  requestId: string;
+  /** The route template (`/special-events/{eventId}`, `/graphql`), never the raw path. */
+  route: string;
+  account?: string;
+}
+
+// A request id of the client's (or a proxy's) is kept when it is a plain token, so it can be followed.
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function observationOf(requestIdHeader: string | null | undefined): Observation {
+  const requestId = requestIdHeader && SANE_REQUEST_ID.test(requestIdHeader) ? requestIdHeader : randomUUID();
+  return { requestId, route: 'unmatched' };
+}
+
+/** One HTTP request as every handler sees it, whichever transport (node:http, or fetch in tests) brought it. */
+export interface HttpRequest {
+  method: string;
+  pathname: string;
+  /** The query string without its `?`. */
+  search: string;
+  /** The URL as the client asked for it (for the few handlers that hand the request on whole). */
+  url: string;
+  /** A request header by its lower-case name. */
+  header(name: string): string | null;
+  /** The client's address (src/http/client-address.ts), for login throttling. */
+  address: string;
+  /** The whole body, or null when it is larger than BODY_LIMIT_BYTES. */
+  body(): Promise<Uint8Array | null>;
+  /** Ends when the client goes away: streams stop, subscriptions give their place back. */
+  signal: AbortSignal;
+  /** Filled in for the request's log line and metrics: its route template and account. */
+  observation: Observation;
+}
+
+/** An answer: a whole body, or a stream (server-sent events) that is written as it comes. */
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Uint8Array | Stream | null;
+}
+
+/** A body that is written as it comes: yoga's server-sent events (a web stream, though not Node's class). */
+interface Stream {
+  getReader(): ReadableStreamDefaultReader<Uint8Array>;
+}
+
+const isStream = (body: HttpAnswer['body']): body is Stream =>
+  body !== null && typeof body === 'object' && 'getReader' in body;
+
+/** Why a body was refused: 415 (not JSON), 413 (too large) or 400 (not strict JSON). */
+export interface BodyRefusal {
+  kind: 'unsupportedMediaType' | 'payloadTooLarge' | 'validation';
+  detail: string;
+  issues: FieldIssue[];
+  headers: Record<string, string>;
+}
+
+/**
+ * The one body reader: a JSON request body, at most BODY_LIMIT_BYTES, application/json (a form or text/plain
+ * post, which any web page may send across sites without a preflight, is refused), strict JSON. REST and
+ * GraphQL render a refusal each in their own error shape.
+ */
+export async function readJsonBody(
+  request: HttpRequest,
+  what: string,
+): Promise<{ ok: true; value: unknown } | ({ ok: false } & BodyRefusal)> {
+  const mediaType = request.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/json')
+    return refused('unsupportedMediaType', `${what} must be application/json`);
+  const bytes = await request.body();
+  if (bytes === null)
+    return refused('payloadTooLarge', `The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB`, [], {
+      Connection: 'close',
+    });
+  const parsed = parseJsonBody(bytes);
+  if (!parsed.ok) return refused('validation', parsed.detail, [parsed.issue]);
+  return { ok: true, value: parsed.value };
+}
+
+const refused = (
+  kind: BodyRefusal['kind'],
+  detail: string,
+  issues: FieldIssue[] = [],
+  headers: Record<string, string> = {},
+) => ({ ok: false as const, kind, detail, issues, headers });
+
+const firstValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+/** A node:http request as an HttpRequest; its body is read only when a handler asks for it. */
+export function fromNode(req: IncomingMessage, res: ServerResponse, trustProxy: TrustedProxies): HttpRequest {
+  const target = req.url ?? '/';
+  const queryAt = target.indexOf('?');
+  const headers = req.headers;
+  let aborted: AbortController | undefined;
+  return {
+    method: req.method ?? 'GET',
+    pathname: queryAt === -1 ? target : target.slice(0, queryAt),
+    search: queryAt === -1 ? '' : target.slice(queryAt + 1),
+    url: `http://${headers.host ?? 'localhost'}${target}`,
+    header: (name) => {
+      const value = headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    address: addressOf(req.socket.remoteAddress, headers['x-forwarded-for'], trustProxy),
+    body: () => readNodeBody(req),
+    // Made on first use: only a streamed answer needs to know that the client went away.
+    get signal() {
+      if (!aborted) {
+        const controller = new AbortController();
+        aborted = controller;
+        res.once('close', () => controller.abort());
+      }
+      return aborted.signal;
+    },
+    observation: observationOf(firstValue(headers['x-request-id'])),
+  };
+}
+
+/** A fetch Request as an HttpRequest; `serverContext` names the client's socket, as node's would. */
+export function fromFetch(request: Request, serverContext: unknown, trustProxy: TrustedProxies): HttpRequest {
+  const url = new URL(request.url);
+  return {
+    method: request.method,
+    pathname: url.pathname,
+    search: url.search.slice(1),
+    url: request.url,
+    header: (name) => request.headers.get(name),
+    address: clientAddress(serverContext, request, trustProxy),
+    body: async () => {
+      if (request.body === null) return new Uint8Array();
+      const declared = request.headers.get('content-length');
+      if (declared !== null && Number(declared) > BODY_LIMIT_BYTES) return null;
+      return readLimited(request.body, BODY_LIMIT_BYTES).catch(() => null);
+    },
+    signal: request.signal,
+    observation: observationOf(request.headers.get('x-request-id')),
+  };
+}
+
+/** Reads a body stream to its end; null as soon as it passes `limit` (the rest is not read). */
+async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | null> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The whole body of a node request, or null as soon as it passes BODY_LIMIT_BYTES (it is not read on). */
+function readNodeBody(req: IncomingMessage): Promise<Uint8Array | null> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > BODY_LIMIT_BYTES) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT_BYTES) {
+        req.off('data', onData);
+        req.pause();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once('error', reject);
+    // A client that goes away mid-body: nobody is left to answer.
+    req.once('aborted', () => reject(new Error('request aborted')));
+  });
+}
+
+/** Writes an answer to node's response; a stream is piped as it comes (HEAD: headers only). */
+export function sendNode(res: ServerResponse, answer: HttpAnswer, head: boolean) {
+  const { body } = answer;
+  if (isStream(body)) {
+    res.writeHead(answer.status, answer.headers);
+    res.flushHeaders();
+    void pump(body.getReader(), res, head);
+    return;
+  }
+  res.writeHead(answer.status, withLength(answer, body));
+  res.end(head || body === null ? undefined : body);
+}
+
+/** The headers with the body's length; a HEAD answer says the length GET's body has. */
+function withLength(answer: HttpAnswer, body: string | Uint8Array | null): Record<string, string> {
+  // 204 and 304 carry no Content-Length (RFC 9110 §8.6).
+  if (answer.status === 204 || answer.status === 304) return answer.headers;
+  const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  answer.headers['Content-Length'] = String(length);
+  return answer.headers;
+}
+
+/** Writes a stream's chunks as they come; a client that goes away cancels it (its subscription ends). */
+async function pump(reader: ReadableStreamDefaultReader<Uint8Array>, res: ServerResponse, head: boolean) {
+  const cancel = () => void reader.cancel().catch(() => {});
+  res.once('close', cancel);
+  if (head) {
+    cancel();
+    res.end();
+    return;
+  }
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      res.write(value);
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}
+
+/** The same answer as a fetch Response. */
+export function toResponse(answer: HttpAnswer, head: boolean): Response {
+  const { body, status } = answer;
+  if (isStream(body))
+    return new Response(head ? null : webStream(body.getReader()), { status, headers: answer.headers });
+  return new Response(head ? null : (body as BodyInit | null), { status, headers: withLength(answer, body) });
+}
+
+/** A stream of another implementation as the runtime's own: the reader cancelled when the client cancels. */
+function webStream(reader: ReadableStreamDefaultReader<Uint8Array>): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}

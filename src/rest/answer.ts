@@ -1,0 +1,111 @@
+import type { ExecutionResult } from 'graphql';
+import { pageOf } from '../common/pagination.ts';
+import { entityTag, noneMatch } from '../http/conditional.ts';
+import type { HttpAnswer, HttpRequest } from '../http/request.ts';
+import type { CompiledRoute } from './compiled-routes.ts';
+import { problemAnswer } from './problem.ts';
+import type { Route } from './routes.ts';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A route's success answer: the root field's value as JSON (or rendered), with its status and headers. */
+export async function routeAnswer(
+  request: HttpRequest,
+  route: CompiledRoute,
+  variables: Record<string, unknown>,
+  result: ExecutionResult,
+  method: string,
+): Promise<HttpAnswer> {
+  let value = (result.data as Record<string, unknown>)[route.rootField];
+  if (value === null || value === undefined) return problemAnswer('notFound', route.notFound ?? 'Not found');
+  const cacheControl = route.cacheControl ?? (method === 'GET' ? 'private, no-cache' : 'no-store');
+  if (route.status === 204) return { status: 204, headers: { 'Cache-Control': cacheControl }, body: null };
+  // A read carries a validator; a client that already holds this representation gets 304 and no body.
+  // What a read says depends on whose credentials came with it (a visitor sees only its own tickets).
+  const validated = (answer: HttpAnswer, tag: string): HttpAnswer => {
+    if (method !== 'GET' && !route.etag) return answer;
+    answer.headers.ETag = tag;
+    if (method !== 'GET') return answer;
+    answer.headers.Vary = 'Authorization';
+    if (!noneMatch(request.header('if-none-match'), tag)) return answer;
+    return {
+      status: 304,
+      headers: { ETag: tag, 'Cache-Control': cacheControl, Vary: 'Authorization' },
+      body: null,
+    };
+  };
+  if (route.produces) {
+    const content = await route.produces.render(value as Record<string, unknown>);
+    const headers = { 'Content-Type': route.produces.contentType, 'Cache-Control': cacheControl };
+    return validated({ status: route.status, headers, body: content }, entityTag(content));
+  }
+  let versionTag: string | undefined;
+  if (route.etag) {
+    const { [route.etag]: version, ...fields } = value as Record<string, unknown>;
+    versionTag = `"${version}"`;
+    value = fields;
+  }
+  const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, 'Cache-Control': cacheControl };
+  if (route.location) headers.Location = route.location(value as Record<string, unknown>);
+  let items = value;
+  if (route.paged) {
+    const page = route.paged === 'items' ? (value as { items: unknown[]; total: number }) : null;
+    items = page ? page.items : value;
+    const total = page ? page.total : (result.data as Record<string, unknown>).total;
+    Object.assign(headers, pagingHeaders(route, request, variables, items as unknown[], total));
+  }
+  const body = JSON.stringify(withoutNulls(items));
+  // A list's total is part of what it says (X-Total-Count, Link): it goes into the tag too.
+  const tag = versionTag ?? entityTag(body, headers['X-Total-Count'] ?? '');
+  return validated({ status: route.status, headers, body }, tag);
+}
+
+/**
+ * RFC 8288 links: `first`; `prev` to a page that has items (past the end, the last page that has some);
+ * `next` while more follow; `last` and `X-Total-Count` when the operation counted the total.
+ */
+function pagingHeaders(
+  route: Route,
+  request: HttpRequest,
+  variables: Record<string, unknown>,
+  items: unknown[],
+  total: unknown,
+) {
+  const { page, limit } = pageOf(variables as { page?: number; limit?: number });
+  // Only the route's own parameters are carried over: a link never repeats whatever else the URL held.
+  const kept = [...new URLSearchParams(request.search)].filter(([name]) => route.query?.includes(name));
+  const link = (rel: string, target: number) => {
+    const query = new URLSearchParams(kept);
+    query.set('page', String(target));
+    query.set('limit', String(limit));
+    return `<${request.pathname}?${query}>; rel="${rel}"`;
+  };
+  const count = typeof total === 'number' ? total : null;
+  // With a count, the last page that has items (1 when there are none); without, pages go on while full.
+  const lastPage = count !== null ? Math.max(1, Math.ceil(count / limit)) : null;
+  const hasNext = lastPage !== null ? page < lastPage : items.length === limit;
+  const links = [link('first', 1)];
+  if (page > 1 && count !== 0) links.push(link('prev', Math.min(page - 1, lastPage ?? page)));
+  if (hasNext) links.push(link('next', page + 1));
+  if (lastPage !== null) links.push(link('last', lastPage));
+  const headers: Record<string, string> = { Link: links.join(', ') };
+  if (count !== null) headers['X-Total-Count'] = String(count);
+  return headers;
+}
+
+/**
+ * REST leaves out what does not apply rather than sending null: a general ticket has no eventId, an event
+ * of unlimited capacity no capacity. Clients of the reference document never see a field they don't know.
+ */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key in value) {
+      const item = (value as Record<string, unknown>)[key];
+      if (item !== null) out[key] = withoutNulls(item);
+    }
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,231 @@
+// GraphQL over HTTP at /graphql (src/http/graphql-endpoint.ts): queries and mutations run on the one
+// operation path and are answered as yoga's own GraphQL-over-HTTP handler answers them. Each request is sent
+// to the service and, for comparison, straight to yoga's handler (which runs the same envelop), and the two
+// answers must agree; a query's later runs (prepared, then compiled) must answer as its first did.
+import { RequestCache } from '@pothos/plugin-scope-auth';
+import pg from 'pg';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RequestContext } from '../src/context.ts';
+import { fromFetch } from '../src/http/request.ts';
+import { NO_PROXY } from '../src/http/client-address.ts';
+import { basic, eventBody, STAFF, type TestResponse, VISITOR } from './support/museum.ts';
+import { useMuseum } from './support/use-museum.ts';
+
+let event: { eventId: string; dates: string[] };
+
+const museum = useMuseum();
+beforeAll(async () => {
+  event = (await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() })).body;
+});
+
+let queryNumber = 0;
+/** A query text no earlier test has sent (prepared documents are kept across tests). */
+const fresh = (query: string) => `${query} # ${++queryNumber}`;
+
+const VISITOR_AUTH = basic(VISITOR.name, VISITOR.password);
+
+interface Sent {
+  method?: string;
+  path?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+const initOf = ({ method = 'POST', body, rawBody, headers = {} }: Sent): RequestInit => {
+  const all: Record<string, string> = { authorization: VISITOR_AUTH, ...headers };
+  const text = rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
+  if (text !== undefined) all['content-type'] ??= 'application/json';
+  return { method, headers: all, body: text };
+};
+
+/** What two answers must share: status, media type and body (the same JSON, whatever its key order). */
+async function shape(response: Response) {
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  return { status: response.status, contentType: response.headers.get('content-type'), body };
+}
+
+/**
+ * Yoga's own handler's answer to a request, then the service's. Yoga runs first: its serializer drops the
+ * error locations of a compiled run (graphql-jit's errors carry locations but no AST nodes), so it is
+ * compared on a document's first, interpreted, run.
+ */
+async function bothAnswers(sent: Sent) {
+  const url = `http://museum.test${sent.path ?? '/graphql'}`;
+  const request = new Request(url, initOf(sent));
+  const yoga = await museum.app.yoga.fetch(request, { transport: fromFetch(request, {}, NO_PROXY) });
+  const service = await museum.app.fetch(url, initOf(sent));
+  return { service: await shape(service), yoga: await shape(yoga), headers: service.headers };
+}
+
+describe('GraphQL over HTTP, answered as yoga answers it', () => {
+  const EVENT_QUERY = 'query One($id: UUID!) { specialEvent(eventId: $id) { eventId name dates price } }';
+
+  it('answers a query the same the first time, once prepared, and once compiled', async () => {
+    const query = fresh(EVENT_QUERY);
+    const body = { query, variables: { id: event.eventId } };
+    const first = await bothAnswers({ body });
+    expect(first.service).toEqual(first.yoga);
+    expect(first.service.body).toMatchObject({ data: { specialEvent: { eventId: event.eventId } } });
+    for (let run = 0; run < 3; run++) {
+      const again = await museum.app.fetch('http://museum.test/graphql', initOf({ body }));
+      expect(await shape(again)).toEqual(first.service);
+      expect(again.headers.get('cache-control')).toBe('no-store');
+      expect(again.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it.each([
+    ['no Accept', undefined],
+    ['*/*', '*/*'],
+    ['application/json', 'application/json'],
+    ['application/graphql-response+json', 'application/graphql-response+json'],
+    ['a weighted one', 'application/json;q=0.9'],
+    ['a list', 'application/graphql-response+json, application/json'],
+    ['none it serves', 'text/plain'],
+    ['another charset', 'application/json; charset=latin1'],
+  ])('negotiates as yoga does: %s', async (_, accept) => {
+    const headers: Record<string, string> = accept ? { accept } : {};
+    for (const query of [
+      fresh('{ museumHours(limit: 1) { date } }'),
+      fresh('{ museumHours(limit: 0) { date } }'),
+    ]) {
+      const { service, yoga } = await bothAnswers({ body: { query }, headers });
+      expect(service, `${accept} ${query}`).toEqual(yoga);
+    }
+  });
+
+  it.each([
+    ['a bad variable', { query: EVENT_QUERY, variables: { id: 'not-a-uuid' } }],
+    ['a missing variable', { query: EVENT_QUERY, variables: {} }],
+    ['a rule broken at execution', { query: '{ specialEvents(limit: 0) { name } }' }],
+    ['a syntax error', { query: '{ museumHours(' }],
+    ['an unknown field', { query: '{ museumHour { date } }' }],
+    ['two operations and no name', { query: 'query A { me { name } } query B { me { role } }' }],
+    ['an unknown operation name', { query: 'query A { me { name } }', operationName: 'B' }],
+    ['no query', { variables: {} }],
+    ['a query that is not a string', { query: 42 }],
+    ['variables that are no object', { query: '{ me { name } }', variables: [] }],
+    ['an unexpected parameter', { query: '{ me { name } }', unexpected: true }],
+    ['a subscription', { query: 'subscription { specialEventPublished { name } }' }],
+    [
+      'a mutation of staff',
+      { query: 'mutation { deleteSpecialEvent(eventId: "00000000-0000-4000-8000-000000000000") }' },
+    ],
+  ])('errs as yoga does: %s', async (_, body) => {
+    for (const accept of ['application/json', 'application/graphql-response+json']) {
+      const query = (body as { query?: unknown }).query;
+      const sent = typeof query === 'string' ? { ...body, query: fresh(query) } : body;
+      const { service, yoga } = await bothAnswers({ body: sent, headers: { accept } });
+      expect(service, accept).toEqual(yoga);
+      expect(service.status, accept).toBeLessThan(500);
+    }
+  });
+
+  it('answers GET as yoga does, and refuses a mutation over GET', async () => {
+    const query = encodeURIComponent(fresh('{ museumHours(limit: 2) { date } }'));
+    const read = await bothAnswers({ method: 'GET', path: `/graphql?query=${query}` });
+    expect(read.service).toEqual(read.yoga);
+    expect(read.headers.get('cache-control')).toBe('private, no-cache');
+    const mutation = encodeURIComponent('mutation { deleteSpecialEvent(eventId: "x") }');
+    const refused = await bothAnswers({ method: 'GET', path: `/graphql?query=${mutation}` });
+    expect(refused.service).toEqual(refused.yoga);
+    expect(refused.service.status).toBe(405);
+  });
+
+  it('refuses wrong credentials as yoga does, counting the failed login once', async () => {
+    const failures = async () => {
+      const [row] = await museum.deps.db
+        .fork()
+        .execute(
+          `select coalesce(sum(failures), 0)::int as n from login_throttle where key like 'account:%'`,
+        );
+      return row!.n as number;
+    };
+    const before = await failures();
+    const response = await museum.request('POST', '/graphql', {
+      body: { query: '{ me { name } }' },
+      headers: { authorization: basic(STAFF.name, 'not-the-password') },
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Basic /);
+    expect(await failures()).toBe(before + 1);
+  });
+});
+
+describe('one run per operation', () => {
+  /** The SQL statements a request sends, at the `pg` client every statement goes through. */
+  async function statementsOf(send: () => Promise<TestResponse>) {
+    const statements: string[] = [];
+    const query = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
+      this: pg.Client,
+      ...args: unknown[]
+    ) {
+      const sent = args[0] as string | { text: string };
+      statements.push(typeof sent === 'string' ? sent : sent.text);
+      return (query as (...args: unknown[]) => unknown).apply(this, args);
+    } as typeof query);
+    try {
+      return { response: await send(), statements };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it('answers a compiled query that ends in an error from its one run (never running it again)', async () => {
+    // museumHours reads the database; specialEvents(limit: 0) fails its rule, so the answer is an error.
+    const hours = fresh('query Hours { museumHours(limit: 1) { date } }');
+    const partial = fresh(
+      'query Partial { museumHours(limit: 1) { date } specialEvents(limit: 0) { name } }',
+    );
+    for (const query of [hours, hours, partial, partial]) await museum.graphql(query, {});
+    const alone = await statementsOf(() => museum.graphql(hours, {}));
+    const { response, statements } = await statementsOf(() => museum.graphql(partial, {}));
+    expect(response.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(alone.statements.length).toBeGreaterThan(0);
+    expect(statements).toEqual(alone.statements);
+  });
+});
+
+describe("an operation's per-request caches", () => {
+  // Scope auth keeps its cache in a WeakMap keyed by the context, whose values V8's young collector keeps
+  // alive: left there, each request's results were promoted to the old generation (docs/performance.md).
+  it('are released once when the operation ends, whatever brought it', async () => {
+    const released = vi.spyOn(RequestCache, 'clearForContext');
+    const releasedBy = async (send: () => Promise<TestResponse>) => {
+      released.mockClear();
+      const response = await send();
+      expect(response.status).toBe(200);
+      return released.mock.calls.map(([context]) => (context as RequestContext).principal?.name);
+    };
+    try {
+      expect(await releasedBy(() => museum.rest('GET', '/museum-hours', { as: 'visitor' }))).toEqual([
+        'visitor',
+      ]);
+      const query = fresh('query Released { museumHours(limit: 1) { date } }');
+      for (let run = 0; run < 3; run++)
+        expect(await releasedBy(() => museum.graphql(query, {}))).toEqual(['visitor']);
+      const mutation =
+        'mutation($id: UUID!) { updateSpecialEvent(eventId: $id, input: { price: 32 }) { price } }';
+      const send = () => museum.graphql(mutation, { id: event.eventId }, { as: 'staff' });
+      expect(await releasedBy(send)).toEqual([STAFF.name]);
+    } finally {
+      released.mockRestore();
+    }
+  });
+
+  it('counts each operation once in the metrics, under its name', async () => {
+    const query = fresh('query Counted { museumHours(limit: 1) { date } }');
+    for (let run = 0; run < 3; run++) await museum.graphql(query, {});
+    const metrics = await museum.request('GET', '/metrics');
+    const line = metrics.text
+      .split('\n')
+      .find((l) => l.startsWith('graphql_operations_total{operation_name="Counted"'));
+    expect(line).toMatch(/ 3$/);
+  });
+});
