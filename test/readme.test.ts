@@ -1,43 +1,49 @@
-// The README walked as a newcomer walks it: in a clean directory holding only the project's own files (what a
-// fresh clone has; node_modules linked in, as `npm ci` would have made it), the server is started the way the
-// README says, and its shell examples run as written (port aside), every curl failing on any 4xx or 5xx.
-// Then the account commands run on the database that start left behind. The PostgreSQL examples are left to
-// the tests that run on PostgreSQL.
+// The README and the pages of docs/ walked as a newcomer walks them: in a clean directory holding only the
+// project's own files (what a fresh clone has; node_modules linked in, as `npm ci` would have made it), the
+// server is started the way the README says, and the shell examples run as written (port aside), every curl
+// failing on any 4xx or 5xx. Then the account commands run on the database that start left behind. Every
+// shell example of the documentation is either run here, run by another test, or named below with the
+// reason none runs it as pasted (the PostgreSQL and production examples, for one).
+// Then the layout of docs/development.md is checked against the folders of src/ and test/.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeBlocks, DOC_PAGES, root, sectionTitles } from './support/docs.ts';
 import { freePort } from './support/server.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+/** The sections whose every shell example must succeed when pasted. */
+const PASTED = [
+  ['README.md', 'Trying it'],
+  ['docs/api.md', 'Tickets that hold under load'],
+] as const;
+/** Run here with checks of their own, one example each. */
+const CONDITIONAL = ['docs/api.md', 'Caching, safe edits and trusted documents'] as const;
+const ACCOUNTS = ['docs/api.md', 'Accounts'] as const;
+/** The other sections with shell examples, and why this file does not run them. */
+const NOT_WALKED: Record<string, string> = {
+  'README.md § (introduction)':
+    'npm ci and npm test are what runs this file; its npm start is how it starts the server',
+  'docs/api.md § Typed clients, from the repository alone':
+    'npx would fetch openapi-typescript from the registry',
+  'docs/live.md § Webhooks':
+    'partner.example is not a host a delivery may reach, and $ID is the id its answer gave',
+  'docs/live.md § The specialEventPublished subscription':
+    'test/events/live.test.ts runs it (curl -N never ends)',
+  'docs/operations.md § Running on PostgreSQL':
+    'they need a PostgreSQL server, which this file does not start',
+  'docs/operations.md § Running in production': 'npm ci, and a server on a database host named db',
+};
 
-/** The ```sh blocks of a `## ` section (null: the introduction, before the first), in order. */
-function shellBlocks(section: string | null): string[] {
-  const start = section === null ? 0 : readme.indexOf(`\n## ${section}\n`);
-  if (start === -1) throw new Error(`README has no section "${section}"`);
-  const end = readme.indexOf('\n## ', start + 1);
-  const text = readme.slice(start, end === -1 ? undefined : end);
-  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
-}
+const key = (page: string, title: string | null) => `${page} § ${title ?? '(introduction)'}`;
 
 let directory: string;
 let port: number;
 let server: ChildProcess;
 let output = '';
 
-/** Runs a README block under bash in the clean directory: each command must succeed. */
+/** Runs a documentation example under bash in the clean directory: each command must succeed. */
 function walk(block: string) {
   const script = `set -euo pipefail
 curl() { command curl -sS --fail-with-body "$@"; }
@@ -52,7 +58,7 @@ ${block.replaceAll('127.0.0.1:4000', `127.0.0.1:${port}`)}`;
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-describe('the README, walked in a clean directory', () => {
+describe('the README and docs/, walked in a clean directory', () => {
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'museum-readme-'));
     const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
@@ -72,7 +78,7 @@ describe('the README, walked in a clean directory', () => {
     symlinkSync(join(root, 'node_modules'), join(directory, 'node_modules'), 'dir');
 
     // "To choose your own, start with: MUSEUM_ADMIN_USER=admin MUSEUM_ADMIN_PASSWORD=change-me-now npm start"
-    const [start] = shellBlocks(null).slice(1);
+    const [start] = codeBlocks('README.md', null, 'sh').slice(1);
     expect(start?.trim()).toBe('MUSEUM_ADMIN_USER=admin MUSEUM_ADMIN_PASSWORD=change-me-now npm start');
     port = await freePort();
     server = spawn('bash', ['-c', start!], {
@@ -113,17 +119,17 @@ describe('the README, walked in a clean directory', () => {
   });
 
   it.each(
-    ['Trying it', 'Tickets that hold under load'].flatMap((section) =>
-      shellBlocks(section).map((block, n) => [section, n + 1, block] as const),
+    PASTED.flatMap(([page, section]) =>
+      codeBlocks(page, section, 'sh').map((block, n) => [page, section, n + 1, block] as const),
     ),
-  )('"%s", example %i, works when pasted', (_section, _n, block) => {
+  )('%s "%s", example %i, works when pasted', (_page, _section, _n, block) => {
     const run = walk(block);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
   });
 
-  it('"Caching, safe edits and trusted documents" works when pasted: 304, then the edit under If-Match', () => {
-    const [conditional] = shellBlocks('Caching, safe edits and trusted documents');
+  it('docs/api.md "Caching, safe edits and trusted documents" works when pasted: 304, then the edit under If-Match', () => {
+    const [conditional] = codeBlocks(...CONDITIONAL, 'sh');
     const run = walk(conditional!);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
@@ -131,11 +137,11 @@ describe('the README, walked in a clean directory', () => {
     expect(run.stdout).toContain('"price":40');
   });
 
-  it('"Accounts" works when pasted, on the database npm start left (the server stopped first)', async () => {
+  it('docs/api.md "Accounts" works when pasted, on the database npm start left (the server stopped first)', async () => {
     const exited = new Promise((resolve) => server.once('exit', resolve));
     process.kill(-server.pid!, 'SIGTERM');
     await exited;
-    const [accounts] = shellBlocks('Accounts');
+    const [accounts] = codeBlocks(...ACCOUNTS, 'sh');
     const run = walk(accounts!);
     // npm's own warnings about this machine's npmrc aside.
     expect(run.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('npm warn'))).toEqual([]);
@@ -146,47 +152,72 @@ describe('the README, walked in a clean directory', () => {
   }, 120_000);
 });
 
-describe("the README's layout", () => {
-  const layout = readme.slice(
-    readme.indexOf('```\nsrc/\n'),
-    readme.indexOf('\ntest/\n', readme.indexOf('```\nsrc/\n')),
+describe('the shell examples of the documentation', () => {
+  const sections = DOC_PAGES.flatMap((page) =>
+    sectionTitles(page)
+      .filter((title) => codeBlocks(page, title, 'sh').length > 0)
+      .map((title) => key(page, title)),
   );
-  const testLayout = readme.slice(
-    readme.indexOf('\ntest/\n', readme.indexOf('```\nsrc/\n')) + '\ntest/\n'.length,
-    readme.indexOf('\n```', readme.indexOf('```\nsrc/\n')),
-  );
-  const sources = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'src'], {
-    cwd: root,
-    encoding: 'utf8',
-  })
-    .split('\n')
-    .filter((file) => file !== '' && !file.includes('/migrations/'))
-    .filter((file) => existsSync(join(root, file)));
 
-  it('names every source file', () => {
-    const named = (file: string) => {
-      const base = file.split('/').at(-1)!;
-      // The domain folders' <x>.entity.ts, <x>.rules.ts, <x>.service.ts and <x>.graphql.ts.
-      const pattern = base.replace(/^[a-z]+(?=\.(entity|rules|service|graphql)\.ts$)/, '<x>');
-      return layout.includes(base) || layout.includes(pattern);
-    };
-    expect(sources.filter((file) => !named(file))).toEqual([]);
+  it('are each run here, or named with the reason they are not', () => {
+    const accounted = [...PASTED, CONDITIONAL, ACCOUNTS].map(([page, title]) => key(page, title));
+    expect(sections.filter((section) => !accounted.includes(section) && !(section in NOT_WALKED))).toEqual(
+      [],
+    );
+    // No reason outlives its example.
+    expect(Object.keys(NOT_WALKED).filter((section) => !sections.includes(section))).toEqual([]);
   });
 
-  it('names every folder of test/, and no other', () => {
-    const folders = readdirSync(join(root, 'test'), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && !['fixtures', 'screenshots'].includes(entry.name))
-      .map((entry) => entry.name)
-      .sort();
-    const named = [...testLayout.matchAll(/(?<![\w/.-])([a-z]+)\/(?=\s)/g)].map((match) => match[1]!).sort();
-    expect(named).toEqual(folders);
+  it('hold one example where this file runs the first only', () => {
+    expect(codeBlocks(...CONDITIONAL, 'sh')).toHaveLength(1);
+    expect(codeBlocks(...ACCOUNTS, 'sh')).toHaveLength(1);
+  });
+});
+
+describe("docs/development.md's layout", () => {
+  const [block] = codeBlocks('docs/development.md', 'Layout', '');
+  /** The layout's rows: a tree (src or test), the left column, and what the row says of it. */
+  const rows: { tree: string; left: string; description: string }[] = [];
+  let tree = '';
+  for (const line of block!.split('\n')) {
+    if (/^\S/.test(line)) tree = line.replace(/\/$/, '');
+    else if (/^ {2}\S/.test(line)) {
+      const [left, ...rest] = line.slice(2).split(/\s{2,}/);
+      rows.push({ tree, left: left!, description: rest.join(' ') });
+    } else if (rows.length > 0) rows.at(-1)!.description += ` ${line.trim()}`;
+  }
+  const files = execFileSync(
+    'git',
+    ['ls-files', '--cached', '--others', '--exclude-standard', 'src', 'test'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  )
+    .split('\n')
+    .filter((file) => file !== '' && existsSync(join(root, file)));
+
+  it('describes every folder of src/ and test/, and no other', () => {
+    const folders = new Set<string>();
+    for (const file of files) {
+      for (let folder = dirname(file); folder.includes('/'); folder = dirname(folder)) folders.add(folder);
+    }
+    const described = rows.flatMap(({ tree, left, description }) =>
+      left
+        .split(/[\s,]+/)
+        .filter((name) => /^[a-z][\w-]*(\/[a-z][\w-]*)*\/$/.test(name))
+        .map((name) => ({ folder: `${tree}/${name.slice(0, -1)}`, description: description.trim() })),
+    );
+    expect(described.map(({ folder }) => folder).sort()).toEqual([...folders].sort());
+    expect(described.filter(({ description }) => description === '')).toEqual([]);
   });
 
   it('names no file that is not there', () => {
-    const names = new Set(sources.map((file) => file.split('/').at(-1)!));
-    const mentioned = [...layout.matchAll(/(?<![\w>.-])([a-z][a-z.-]*\.(?:ts|mjs))\b/g)].map(
+    const names = new Set(files.map((file) => file.split('/').at(-1)!));
+    const mentioned = [...block!.matchAll(/(?<![\w>.*-])([a-z][\w.-]*\.(?:ts|mjs))\b/g)].map(
       (match) => match[1]!,
     );
+    expect(mentioned.length).toBeGreaterThan(0);
     expect(mentioned.filter((name) => !names.has(name))).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { printedSchema } from '../src/graphql/schema.ts';
+import { DOC_PAGES, readPage } from './support/docs.ts';
 import { useMuseum } from './support/use-museum.ts';
 
 describe('schema/schema.graphql', () => {
@@ -45,17 +46,26 @@ describe('migrations', () => {
   });
 });
 
-describe('README', () => {
-  it("lists exactly the code's REST routes", async () => {
+describe('the documentation', () => {
+  it("lists exactly the code's REST routes, in the README and wherever else it tables them", async () => {
     const { routes } = await import('../src/rest/routes.ts');
-    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-    const documented = [
-      ...readme.matchAll(/^\|\s*(GET|POST|PATCH|DELETE)\s*\|\s*(\S+)\s*\|\s*(\w+)\s*\|\s*(\d{3})\s*\|/gm),
-    ].map(([, method, path, operationId, status]) => `${method} ${path} ${operationId} ${status}`);
-    const actual = routes.map(
-      (route) =>
-        `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')} ${route.operationId} ${route.status}`,
-    );
-    expect(documented.sort()).toEqual(actual.sort());
+    const actual = routes
+      .map(
+        (route) =>
+          `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')} ${route.operationId} ${route.status}`,
+      )
+      .sort();
+    const tables = DOC_PAGES.map((page) => ({
+      page,
+      routes: [
+        ...readPage(page).matchAll(
+          /^\|\s*(GET|POST|PATCH|DELETE)\s*\|\s*(\S+)\s*\|\s*(\w+)\s*\|\s*(\d{3})\s*\|/gm,
+        ),
+      ]
+        .map(([, method, path, operationId, status]) => `${method} ${path} ${operationId} ${status}`)
+        .sort(),
+    })).filter((table) => table.routes.length > 0);
+    expect(tables.map((table) => table.page)).toContain('README.md');
+    for (const table of tables) expect(table).toEqual({ page: table.page, routes: actual });
   });
 });

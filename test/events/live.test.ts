@@ -3,9 +3,9 @@
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Museum } from '../../src/app.ts';
+import { codeBlocks } from '../support/docs.ts';
 import { type EventStream, openEventStream } from '../support/event-stream.ts';
 import { basic, eventBody, openSecondInstance, STAFF, VISITOR } from '../support/museum.ts';
-import { readmeBlocks } from '../support/readme.ts';
 import { eventually } from '../support/receiver.ts';
 import { spawnServerFor } from '../support/server.ts';
 import { useMuseum } from '../support/use-museum.ts';
@@ -189,7 +189,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('across instances (PostgreSQL)',
 
 describe('the started server', () => {
   it('streams over a real socket, frees what a departed client held, and SIGTERM ends the stream and the process promptly', async () => {
-    // Two places: the stream below and the README's curl, once the departed client has given its place back.
+    // Two places: the stream below and docs/live.md's curl, once the departed client gave its place back.
     const server = await spawnServerFor(museum, { MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT: '2' });
     try {
       // A client that goes away gives its place back, and the server goes on.
@@ -207,8 +207,8 @@ describe('the started server', () => {
       expect((await fetch(`${server.url}/health/live`)).status).toBe(200);
       const stream = await openAsStaff();
       expect(stream.status).toBe(200);
-      // The README's curl example, as pasted (its server and account aside).
-      const example = (await readmeBlocks('Live events', 'sh'))
+      // The curl example of docs/live.md, as pasted (its server and account aside).
+      const example = codeBlocks('docs/live.md', 'The specialEventPublished subscription', 'sh')
         .find((block) => block.includes('text/event-stream'))!
         .replaceAll('http://127.0.0.1:4000', server.url)
         .replaceAll('admin:change-me-now', `${STAFF.name}:${STAFF.password}`);

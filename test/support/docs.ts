@@ -1,12 +1,46 @@
-// The README's code examples, for the tests that run them as pasted.
-import { readFile } from 'node:fs/promises';
+// The project's documentation as the tests read it: README.md and the pages of docs/, their `## ` sections
+// and the code blocks in them, so that examples run as pasted and tables are checked against the code.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-/** The ```<language> blocks of the README's `## <title>` section, in order. */
-export async function readmeBlocks(title: string, language: string): Promise<string[]> {
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf(`\n## ${title}`);
-  if (start === -1) throw new Error(`README has no section "${title}"`);
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end === -1 ? undefined : end);
-  return [...section.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]!);
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Every page of the documentation, as paths from the repository's root: the README, then docs/*.md. */
+export const DOC_PAGES: readonly string[] = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
+
+/** A page's text; `page` is a path from the repository's root (`README.md`, `docs/api.md`). */
+export function readPage(page: string): string {
+  return readFileSync(join(root, page), 'utf8');
+}
+
+/** The `## <title>` sections of a page, in order (null: the text before the first one). */
+export function sectionTitles(page: string): (string | null)[] {
+  return [null, ...[...readPage(page).matchAll(/^## (.+)$/gm)].map((match) => match[1]!)];
+}
+
+/** A page's `## <title>` section with its `### ` subsections (null: the text before the first section). */
+export function section(page: string, title: string | null): string {
+  const text = readPage(page);
+  const start = title === null ? 0 : text.search(new RegExp(`^## ${escapeRegExp(title)}$`, 'm'));
+  if (start === -1) throw new Error(`${page} has no section "## ${title}"`);
+  const end = text.indexOf('\n## ', start + 1);
+  return text.slice(start, end === -1 ? undefined : end);
+}
+
+/** The ```<language> blocks of a page's `## <title>` section (null: before the first section), in order. */
+export function codeBlocks(page: string, title: string | null, language: string): string[] {
+  return [...section(page, title).matchAll(new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\``, 'gm'))].map(
+    (match) => match[1]!,
+  );
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -10,8 +10,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/webhooks/dispatcher.ts';
 import { purgeOldDeliveries } from '../../src/webhooks/webhooks.service.ts';
+import { codeBlocks } from '../support/docs.ts';
 import { basic, createPostgresDatabase, eventBody, openSecondInstance, STAFF } from '../support/museum.ts';
-import { readmeBlocks } from '../support/readme.ts';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.ts';
 import { freePort, spawnServer } from '../support/server.ts';
 import { useMuseum } from '../support/use-museum.ts';
@@ -588,9 +588,9 @@ describe('a crash', () => {
   }, 60_000);
 });
 
-describe("the README's receiver", () => {
+describe('the receiver of docs/live.md', () => {
   it('verifies a message, logs the event once, and answers 202', async () => {
-    const [source] = await readmeBlocks('Live events', 'js');
+    const [source] = codeBlocks('docs/live.md', 'Webhooks', 'js');
     const directory = await mkdtemp(join(tmpdir(), 'museum-receiver-'));
     await symlink(new URL('../../node_modules', import.meta.url).pathname, join(directory, 'node_modules'));
     await writeFile(join(directory, 'receiver.mjs'), source!);
