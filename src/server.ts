@@ -7,6 +7,7 @@ import { FRONT_PAGE_LINKS } from './http/front-page.ts';
 import { guardedListener } from './http/listener.ts';
 import { nodeHttp } from './http/node-http.ts';
 import { createLogger } from './logger.ts';
+import { problemAnswer } from './rest/problem.ts';
 import { startTracing } from './tracing.ts';
 
 // Started by src/start.mjs (which checks the Node version first). Reads the configuration, listens, opens
@@ -33,16 +34,13 @@ const stopTracing = await startTracing(config.otlpEndpoint ?? undefined);
 let draining = false;
 // Until the museum is open, every request is told to come back (the port is taken first, so a port in
 // use stops start-up before any account is created or password printed).
+const STARTING = problemAnswer('unavailable', 'The service is starting; try again shortly', [], {
+  'Retry-After': '1',
+  Connection: 'close',
+});
 let handle: RequestListener = (_req, res) => {
-  res.writeHead(503, { 'Content-Type': 'application/problem+json', 'Retry-After': '1', Connection: 'close' });
-  res.end(
-    JSON.stringify({
-      type: '/problems/unavailable',
-      title: 'Service unavailable',
-      status: 503,
-      detail: 'The service is starting; try again shortly',
-    }),
-  );
+  res.writeHead(STARTING.status, STARTING.headers);
+  res.end(STARTING.body);
 };
 const server = nodeHttp.createServer(
   {

@@ -6,8 +6,8 @@ import { RequestCache } from '@pothos/plugin-scope-auth';
 import pg from 'pg';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RequestContext } from '../src/context.ts';
-import { fromFetch } from '../src/http/request.ts';
 import { NO_PROXY } from '../src/http/client-address.ts';
+import { fromFetch } from '../src/http/request.ts';
 import { basic, eventBody, STAFF, type TestResponse, VISITOR } from './support/museum.ts';
 import { useMuseum } from './support/use-museum.ts';
 

@@ -13,8 +13,8 @@ import {
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../src/graphql/schema.ts';
-import { measureQuery, QUERY_LIMITS } from '../src/plugins/use-query-limits.ts';
 import { BODY_LIMIT_BYTES } from '../src/http/request.ts';
+import { measureQuery, QUERY_LIMITS } from '../src/plugins/use-query-limits.ts';
 import { routes } from '../src/rest/routes.ts';
 import {
   basic,

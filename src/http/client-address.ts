@@ -35,10 +35,6 @@ export function parseTrustedProxies(value: string): TrustedProxies | { error: st
   return { addresses };
 }
 
-interface NodeServerContext {
-  req?: { socket?: { remoteAddress?: string } };
-}
-
 /**
  * The client's address, for login throttling and the per-client request cap: the connection's peer, or
  * behind trusted proxies the entry of `X-Forwarded-For` they vouch for. IPv6 clients are grouped by their

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { HttpAnswer } from './request.ts';
 import { problemAnswer } from '../rest/problem.ts';
+import type { HttpAnswer } from './request.ts';
 
 /** Where a person or a client goes from `/`: the same list the start-up message prints. */
 export const FRONT_PAGE_LINKS = [

@@ -59,7 +59,7 @@ const wantsStream = (accepted: string[]) =>
 export interface GraphQLEndpointOptions {
   yoga: YogaServerInstance<Record<string, unknown>, RequestContext>;
   runOperation: RunOperation;
-  /** GraphiQL for a browser that opens the endpoint; absent when MUSEUM_GRAPHIQL=off. */
+  /** GraphiQL for a browser that opens the endpoint; absent when GRAPHIQL=false. */
   graphiql?: (request: HttpRequest) => Promise<HttpAnswer>;
 }
 

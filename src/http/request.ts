@@ -55,8 +55,9 @@ interface Stream {
   getReader(): ReadableStreamDefaultReader<Uint8Array>;
 }
 
+// Yoga's stream may come as a bound function object: anything but text, bytes or nothing is a stream.
 const isStream = (body: HttpAnswer['body']): body is Stream =>
-  body !== null && typeof body === 'object' && 'getReader' in body;
+  body !== null && typeof body !== 'string' && !(body instanceof Uint8Array);
 
 /** Why a body was refused: 415 (not JSON), 413 (too large) or 400 (not strict JSON). */
 export interface BodyRefusal {

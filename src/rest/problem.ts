@@ -40,12 +40,6 @@ export function problemAnswer(
   };
 }
 
-/** The same as a fetch Response, for yoga's plugins. */
-export function problemResponse(...args: Parameters<typeof problemAnswer>): Response {
-  const { status, headers, body } = problemAnswer(...args);
-  return new Response(body, { status, headers });
-}
-
 function kebab(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
