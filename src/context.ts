@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { EventFeed } from './events/event-feed.ts';
 import { isPageScript } from './http/edge-headers.ts';
+import type { HttpRequest } from './http/request.ts';
 import type { Logger } from './logger.ts';
 import type { Dispatcher } from './webhooks/dispatcher.ts';
 
@@ -42,6 +43,8 @@ export interface RequestContext {
    * alive, so they would be promoted and outlive the request until a full collection.
    */
   shared: Map<string, unknown>;
+  /** The request the operation came with (src/graphql/operations.ts); its signal ends when the client goes. */
+  transport?: HttpRequest;
 }
 
 /**

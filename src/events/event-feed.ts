@@ -13,7 +13,7 @@ export interface EventFeed {
    * Every event published from now on, on any instance, until the consumer returns (the client went away)
    * or the feed closes. An account may hold `maxPerAccount` at once: one more is TOO_MANY_REQUESTS.
    */
-  subscribe(account: string): AsyncIterable<EventView>;
+  subscribe(account: string, until?: AbortSignal): AsyncIterable<EventView>;
   /** Subscriptions open on this instance. */
   size(): number;
   /** Ends every subscription (their streams complete) and stops listening. */
@@ -81,7 +81,7 @@ export function createEventFeed(options: {
       publish(event);
     },
 
-    subscribe(account) {
+    subscribe(account, until) {
       const held = perAccount.get(account) ?? 0;
       if (held >= options.maxPerAccount)
         throw new DomainError(
@@ -115,7 +115,9 @@ export function createEventFeed(options: {
       const close = () => finish(true);
       subscribers.add(deliver);
       open.add(close);
-      if (closed) close();
+      // A client that went away (its connection closed) ends the stream and gives its place back.
+      until?.addEventListener('abort', close, { once: true });
+      if (closed || until?.aborted) close();
       const ended = { value: undefined, done: true } as const;
       const iterator: AsyncIterableIterator<EventView> = {
         async next() {

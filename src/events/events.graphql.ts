@@ -145,7 +145,8 @@ builder.subscriptionField('specialEventPublished', (t) =>
     description:
       'Each special event as it is created or changed, on any instance of the service, for as long as the subscription is open (server-sent events: POST or GET /graphql with `Accept: text/event-stream`). An account may hold a few at once; one more is TOO_MANY_REQUESTS.',
     authScopes: { authenticated: true },
-    subscribe: (_root, _args, { deps, principal }) => deps.feed.subscribe(principal!.name),
+    subscribe: (_root, _args, { deps, principal, transport }) =>
+      deps.feed.subscribe(principal!.name, transport?.signal),
     resolve: (event) => event,
   }),
 );

@@ -214,22 +214,23 @@ function withLength(answer: HttpAnswer, body: string | Uint8Array | null): Recor
   return answer.headers;
 }
 
-/** Writes a stream's chunks as they come; a client that goes away cancels it (its subscription ends). */
+/**
+ * Writes a stream's chunks as they come. A client that goes away aborts the request's signal, which ends the
+ * stream's source (a subscription gives its place back); nothing is written after the connection closed.
+ */
 async function pump(reader: ReadableStreamDefaultReader<Uint8Array>, res: ServerResponse, head: boolean) {
-  const cancel = () => void reader.cancel().catch(() => {});
-  res.once('close', cancel);
   if (head) {
-    cancel();
+    void reader.cancel().catch(() => {});
     res.end();
     return;
   }
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done || res.destroyed) break;
       res.write(value);
     }
-    res.end();
+    if (!res.destroyed) res.end();
   } catch {
     res.destroy();
   }
@@ -238,19 +239,6 @@ async function pump(reader: ReadableStreamDefaultReader<Uint8Array>, res: Server
 /** The same answer as a fetch Response. */
 export function toResponse(answer: HttpAnswer, head: boolean): Response {
   const { body, status } = answer;
-  if (isStream(body))
-    return new Response(head ? null : webStream(body.getReader()), { status, headers: answer.headers });
-  return new Response(head ? null : (body as BodyInit | null), { status, headers: withLength(answer, body) });
-}
-
-/** A stream of another implementation as the runtime's own: the reader cancelled when the client cancels. */
-function webStream(reader: ReadableStreamDefaultReader<Uint8Array>): ReadableStream<Uint8Array> {
-  return new ReadableStream({
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
+  const headers = isStream(body) ? answer.headers : withLength(answer, body);
+  return new Response(head ? null : (body as BodyInit | null), { status, headers });
 }
