@@ -10,7 +10,7 @@ import { openDatabase } from './db/database.ts';
 import { prepareDatabase } from './db/prepare.ts';
 import { createEventFeed } from './events/event-feed.ts';
 import { clientKind, createErrorMask, describe } from './graphql/errors.ts';
-import { type OperationOrigin, operationRunner } from './graphql/operations.ts';
+import { type OperationOrigin, operationRunner, type RunOperation } from './graphql/operations.ts';
 import { schema } from './graphql/schema.ts';
 import { graphiqlPage } from './http/graphiql.ts';
 import { graphqlEndpoint } from './http/graphql-endpoint.ts';
@@ -18,18 +18,14 @@ import { createMetrics, type Metrics } from './http/metrics.ts';
 import { pagesTable } from './http/pages.ts';
 import { createPipeline, type Pipeline } from './http/pipeline.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { useAuthGate } from './plugins/use-auth-gate.ts';
-import { useExecutionTimeout } from './plugins/use-execution-timeout.ts';
+import { useCheckpoint } from './plugins/use-checkpoint.ts';
 import { useInputErrors } from './plugins/use-input-errors.ts';
 import { usePreparedDocuments } from './plugins/use-prepared-documents.ts';
-import { useQueryLimits } from './plugins/use-query-limits.ts';
+import { createTokenCheck, useQueryLimits } from './plugins/use-query-limits.ts';
 import { useRefusalBodies } from './plugins/use-refusal-bodies.ts';
-import { useTracing } from './plugins/use-tracing.ts';
-import { useTrustedDocuments } from './plugins/use-trusted-documents.ts';
 import { createRestHandler } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
-import { tracing } from './tracing.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
 import { purgeOldDeliveries, webhookBacklog } from './webhooks/webhooks.service.ts';
 
@@ -56,8 +52,15 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
       })
     : undefined;
   const mask = createErrorMask(deps.logger);
-  const yoga = createGraphQLServer(deps, metrics, mask);
-  const runOperation = operationRunner(yoga, mask);
+  // Yoga's own requests (server-sent events) run through the same runner, made once yoga is.
+  let runOperation: RunOperation | undefined;
+  const yoga = createGraphQLServer(deps, metrics, mask, (...args) => runOperation!(...args));
+  runOperation = operationRunner({
+    yoga,
+    mask,
+    tokenCheck: createTokenCheck(),
+    trustedDocuments: deps.config.trustedDocuments,
+  });
   const pipeline = createPipeline({
     pages: pagesTable({ db: deps.db, isDraining: options.isDraining ?? (() => false), metrics }),
     graphqlPath: GRAPHQL_ENDPOINT,
@@ -83,6 +86,7 @@ function createGraphQLServer(
   deps: AppDeps,
   metrics: Metrics | undefined,
   mask: (error: unknown) => Error,
+  runOperation: RunOperation,
 ): Yoga {
   const { logger } = deps;
   const server = new YogaServer<Record<string, unknown>, RequestContext>({
@@ -98,6 +102,8 @@ function createGraphQLServer(
     maskedErrors: { maskError: mask },
     // One cache of prepared documents (usePreparedDocuments) instead of yoga's own parse and validation caches.
     parserAndValidationCache: false,
+    // A trusted document's id; the runner resolves it.
+    extraParamNames: ['documentId'],
     graphiql: false,
     landingPage: false,
     healthCheckEndpoint: undefined,
@@ -117,18 +123,23 @@ function createGraphQLServer(
       },
     },
     plugins: [
-      // First: the plugins after it that wrap execution (tracing, the deadline) wrap the compiled run.
+      // First: the checkpoint after it wraps the compiled run.
       usePreparedDocuments(),
-      useRefusalBodies(),
-      ...(metrics ? [metrics.plugin()] : []),
-      ...(tracing.enabled ? [useTracing()] : []),
       useQueryLimits({ introspection: deps.config.introspection }),
-      useExecutionTimeout(deps.config.operationTimeoutMs),
-      useAuthGate(),
+      useCheckpoint({
+        timeoutMs: deps.config.operationTimeoutMs,
+        trustedDocumentsOnly: deps.config.trustedDocumentsOnly,
+        record: metrics?.operation,
+      }),
       useInputErrors(),
-      ...(deps.config.trustedDocuments
-        ? useTrustedDocuments(deps.config.trustedDocuments, deps.config.trustedDocumentsOnly)
-        : []),
+      useRefusalBodies(),
+      {
+        // What yoga parses from its own requests (subscriptions over server-sent events) runs on the one runner.
+        onParams({ params, request, setParamsHandler, context }) {
+          const { transport } = context as unknown as OperationOrigin;
+          setParamsHandler(() => runOperation(transport, params as never, { method: request.method }));
+        },
+      },
     ],
   });
   // What createYoga does, but telling the adapter that its Request is not the global one (yoga's own is

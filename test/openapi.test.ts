@@ -10,7 +10,7 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { buildOpenApiDocument, printedOpenApiDocument } from '../src/rest/openapi.ts';
+import { buildOpenApiDocument, printedOpenApiDocument } from '../src/openapi/document.ts';
 import { routes } from '../src/rest/routes.ts';
 import { eventBody, upcomingOpenDay } from './support/museum.ts';
 import { useMuseum } from './support/use-museum.ts';

@@ -1,7 +1,7 @@
 // `npm run openapi:print`: rewrites schema/openapi.json (a test fails while it is stale).
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { printedOpenApiDocument } from '../rest/openapi.ts';
+import { printedOpenApiDocument } from '../openapi/document.ts';
 import { runCli, UsageError } from './cli.ts';
 
 const USAGE = `usage: npm run openapi:print

@@ -13,7 +13,7 @@ const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 export const isUuid = (value: string) => UUID_PATTERN.test(value);
 export const isEmailAddress = (value: string) => value.length <= 254 && EMAIL_PATTERN.test(value);
 
-/** How the OpenAPI document (src/rest/openapi.ts) describes a scalar: the JSON Schema of what it accepts. */
+/** How the OpenAPI document (src/openapi/document.ts) describes a scalar: the JSON Schema of what it accepts. */
 export interface ScalarExtensions {
   jsonSchema: Record<string, unknown>;
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { OPENAPI_SECURITY_SCHEME } from '../openapi/security-scheme.ts';
 import { problemAnswer } from '../rest/problem.ts';
-import { OPENAPI_SECURITY_SCHEME } from '../rest/security-scheme.ts';
 import { pagePolicy } from './csp.ts';
 import type { HttpAnswer, HttpRequest } from './request.ts';
 import { staticAsset } from './static-asset.ts';
@@ -79,7 +79,7 @@ export function docsPages(): (request: HttpRequest) => Promise<HttpAnswer> {
     // The generator (zod's JSON Schema, the reference's examples) is loaded on the first request for it.
     [DOCS_PATHS.openapi]: staticAsset(
       async () => {
-        const { buildOpenApiDocument } = await import('../rest/openapi.ts');
+        const { buildOpenApiDocument } = await import('../openapi/document.ts');
         return { body: JSON.stringify(buildOpenApiDocument(), null, 2) };
       },
       {

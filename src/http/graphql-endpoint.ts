@@ -89,11 +89,16 @@ export function graphqlEndpoint(
       if (!body.ok) return graphqlRefusal(body.kind, body.detail, body.issues, body.headers);
       if (Array.isArray(body.value))
         return answer({ errors: [requestError('Batching is not supported.', 400)] }, accepted, method);
+      if (typeof body.value !== 'object' || body.value === null) {
+        const given = body.value === null ? 'null' : typeof body.value;
+        const refused = requestError(`Expected params to be an object but given ${given}.`, 400);
+        return answer({ errors: [refused] }, accepted, method);
+      }
       params = body.value as OperationParams;
     } else {
       const fromUrl = paramsOf(request.search);
       if ('error' in fromUrl) return answer({ errors: [fromUrl.error] }, accepted, method);
-      params = fromUrl;
+      params = fromUrl.params;
     }
     const result = await runOperation(request, params);
     if (Symbol.asyncIterator in result) {
@@ -183,12 +188,14 @@ const requestError = (message: string, status: number) =>
   new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status } } });
 
 /** GraphQL over HTTP's parameters from a GET's query string; `variables` and `extensions` are JSON. */
-function paramsOf(search: string): OperationParams | { error: GraphQLError } {
+function paramsOf(search: string): { params: OperationParams } | { error: GraphQLError } {
   const query = new URLSearchParams(search);
   const params: OperationParams = {
     query: query.get('query') || undefined,
     operationName: query.get('operationName') || undefined,
   };
+  const documentId = query.get('documentId');
+  if (documentId) params.documentId = documentId;
   for (const name of ['variables', 'extensions'] as const) {
     const text = query.get(name);
     if (!text) continue;
@@ -198,7 +205,7 @@ function paramsOf(search: string): OperationParams | { error: GraphQLError } {
       return { error: requestError(`The "${name}" parameter is not valid JSON`, 400) };
     }
   }
-  return params;
+  return { params };
 }
 
 /** Yoga answers what may stream (a subscription over server-sent events), running it on the same path. */

@@ -1,4 +1,4 @@
-import { type DocumentNode, getOperationAST } from 'graphql';
+import { type DocumentNode, GraphQLError, getOperationAST } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 
@@ -47,7 +47,12 @@ export function usePreparedDocuments(): Plugin {
         return;
       }
       return ({ result }) => {
-        if (result && !(result instanceof Error)) remember(source, result as DocumentNode);
+        if (result instanceof GraphQLError) {
+          // A syntax error is the request's fault: 400, or 200 for application/json clients (a spec error).
+          const extensions = result.extensions as Record<string, unknown>;
+          extensions.code ??= 'GRAPHQL_PARSE_FAILED';
+          extensions.http ??= { spec: true, status: 400 };
+        } else if (result && !(result instanceof Error)) remember(source, result as DocumentNode);
       };
     },
     onValidate({ params, setResult }) {

@@ -120,24 +120,29 @@ const SUGGESTION = / Did you mean .*\?$/;
 const COUNTED_DOCUMENTS = 1_000;
 
 /**
- * GraphQL abuse limits (graphql-armor's rules: depth, aliases, directives, cost; and a token count)
- * and, when introspection is switched off, graphql-js's rule against it, with "Did you mean …?" hints
- * removed from errors so the schema cannot be guessed field by field. Refusals answer 400.
+ * The token limit, checked before parsing (a parse error would be answered 200 to application/json
+ * clients): the refusal for a document with too many tokens, else null. Documents already counted and found
+ * within the limit are remembered: clients send the same few again and again.
+ */
+export function createTokenCheck(): (query: string) => GraphQLError | null {
+  const withinLimit = new Set<string>();
+  return (query) => {
+    if (withinLimit.has(query)) return null;
+    if (tooManyTokens(query)) return limitError('tokens', `Token limit of ${QUERY_LIMITS.tokens} exceeded.`);
+    if (withinLimit.size >= COUNTED_DOCUMENTS) withinLimit.delete(withinLimit.values().next().value!);
+    withinLimit.add(query);
+    return null;
+  };
+}
+
+/**
+ * GraphQL abuse limits (graphql-armor's rules: depth, aliases, directives, cost) as validation rules and,
+ * when introspection is switched off, graphql-js's rule against it, with "Did you mean …?" hints removed
+ * from errors so the schema cannot be guessed field by field. Refusals answer 400. (The token limit is
+ * checked before parsing, by the operation runner: createTokenCheck.)
  */
 export function useQueryLimits(options: { introspection: boolean }): Plugin {
-  // Documents already counted and found within the limit: clients send the same few again and again.
-  const withinLimit = new Set<string>();
   return {
-    // Before parsing (a parse error would be answered 200 to application/json clients).
-    onParams({ params, setResult }) {
-      if (typeof params.query !== 'string' || withinLimit.has(params.query)) return;
-      if (tooManyTokens(params.query)) {
-        setResult({ errors: [limitError('tokens', `Token limit of ${QUERY_LIMITS.tokens} exceeded.`)] });
-        return;
-      }
-      if (withinLimit.size >= COUNTED_DOCUMENTS) withinLimit.delete(withinLimit.values().next().value!);
-      withinLimit.add(params.query);
-    },
     onValidate({ addValidationRule }) {
       for (const rule of LIMIT_RULES) addValidationRule(rule);
       if (!options.introspection) addValidationRule(NoSchemaIntrospectionCustomRule);

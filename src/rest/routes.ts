@@ -1,7 +1,7 @@
 // The REST surface of the Redocly Museum API 1.2.1, one row per operation. Each row names its GraphQL
 // operation; adapter.ts turns path and query parameters and the JSON body into its variables and the
 // root field's value into the response. Nothing else happens here: rules live in the domain folders, and
-// what the OpenAPI document says of each operation (prose, tags, examples) in route-docs.ts.
+// what the OpenAPI document says of each operation (prose, tags, examples) in src/openapi/route-docs.ts.
 
 const SPECIAL_EVENT_FIELDS = 'eventId name location eventDescription dates price capacity';
 const WEBHOOK_SUBSCRIPTION_FIELDS = 'id url description createdAt';

@@ -5,23 +5,23 @@
 // - request bodies and query parameters from the very zod schemas that validate them (the `validate`
 //   option of the GraphQL input type or root field a route executes), as JSON Schema 2020-12, the dialect
 //   of OpenAPI 3.1, plus what the GraphQL types themselves enforce (scalar formats, no unknown fields)
-//   (openapi-schemas.ts);
-// - responses from the GraphQL output type and the fields the route's document selects (openapi-operations.ts);
+//   (schemas.ts);
+// - responses from the GraphQL output type and the fields the route's document selects (operations.ts);
 // - error responses from the error table (common/errors.ts) and what a route does (auth, body, path), and
-//   the other shared components (openapi-components.ts).
-// The document's own prose and the reference's shared parameters are in openapi-prose.ts. A row added to
+//   the other shared components (components.ts).
+// The document's own prose and the reference's shared parameters are in prose.ts. A row added to
 // routes.ts, with its documentation in route-docs.ts, appears without touching this file.
 
 import type { GraphQLSchema } from 'graphql';
 import packageJson from '../../package.json' with { type: 'json' };
 import { schema as graphqlSchema } from '../graphql/schema.ts';
-import { compileRoutes } from './compiled-routes.ts';
-import { createComponents } from './openapi-components.ts';
-import { openApiPath, operationOf } from './openapi-operations.ts';
-import { DESCRIPTION, PUBLISH_NEW_EVENT, TAGS } from './openapi-prose.ts';
-import type { Json } from './openapi-schemas.ts';
+import { compileRoutes } from '../rest/compiled-routes.ts';
+import { type Route, routes as restRoutes } from '../rest/routes.ts';
+import { createComponents } from './components.ts';
+import { openApiPath, operationOf } from './operations.ts';
+import { DESCRIPTION, PUBLISH_NEW_EVENT, TAGS } from './prose.ts';
 import { type RouteDocs, routeDocs } from './route-docs.ts';
-import { type Route, routes as restRoutes } from './routes.ts';
+import type { Json } from './schemas.ts';
 import { OPENAPI_SECURITY_SCHEME } from './security-scheme.ts';
 
 /**

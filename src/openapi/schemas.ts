@@ -1,4 +1,4 @@
-// JSON Schema 2020-12 (OpenAPI 3.1's dialect) for the OpenAPI document (src/rest/openapi.ts): from the zod
+// JSON Schema 2020-12 (OpenAPI 3.1's dialect) for the OpenAPI document (src/openapi/document.ts): from the zod
 // schemas that validate requests, and from the GraphQL types (scalar formats, no unknown fields, the fields a
 // route's document selects).
 

@@ -1,13 +1,13 @@
-// The shared components of the OpenAPI document (src/rest/openapi.ts): the Problem schema and the error
+// The shared components of the OpenAPI document (src/openapi/document.ts): the Problem schema and the error
 // responses (from the error table, common/errors.ts), the response headers, the conditional-request
 // parameters and the security scheme; and the registry in which the operations put their schemas,
 // parameters and examples as they are described.
 
 import { z } from 'zod';
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
-import { fromZod, type Json } from './openapi-schemas.ts';
-import { problemOf, WWW_AUTHENTICATE } from './problem.ts';
+import { problemOf, WWW_AUTHENTICATE } from '../rest/problem.ts';
 import type { Examples } from './route-docs.ts';
+import { fromZod, type Json } from './schemas.ts';
 import { OPENAPI_SECURITY_SCHEME } from './security-scheme.ts';
 
 const problemSchema = z

@@ -1,4 +1,4 @@
-// What the OpenAPI document (src/rest/openapi.ts) says of each REST operation of routes.ts, by operationId:
+// What the OpenAPI document (src/openapi/document.ts) says of each REST operation of routes.ts, by operationId:
 // its prose, tags, request and response examples, the refusals its rules add, and the name of its success
 // response's schema. Serving a request reads none of it.
 

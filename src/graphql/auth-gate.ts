@@ -1,20 +1,17 @@
 import {
-  type DocumentNode,
   type GraphQLError,
   type GraphQLObjectType,
   type GraphQLSchema,
-  getOperationAST,
   Kind,
   type OperationDefinitionNode,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 import { ERROR_KINDS } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
-import { type AuthScopes, grants, scopesOf } from '../graphql/auth-scopes.ts';
-import { pothosOptionsOf, releaseRequestCaches } from '../graphql/builder.ts';
-import { refusal } from '../graphql/errors.ts';
 import { rateLimitHeaders } from '../http/rate-limit.ts';
 import { WWW_AUTHENTICATE } from '../rest/problem.ts';
+import { type AuthScopes, grants, scopesOf } from './auth-scopes.ts';
+import { pothosOptionsOf } from './builder.ts';
+import { refusal } from './errors.ts';
 
 type Verdict = 'allowed' | 'unauthenticated' | 'forbidden';
 
@@ -55,30 +52,8 @@ function judge(
  * credentials that were sent must be right, and each root field's auth scopes must be met. So a caller
  * without the right learns nothing about its input (401 and 403 come before 400). Introspection is open,
  * for GraphiQL. Scope auth still guards every field during execution. A client refused for too many failed
- * logins gets 429 with Retry-After, whatever it asks.
+ * logins gets 429 with Retry-After, whatever it asks. Null to go ahead, else the error to answer with.
  */
-export function useAuthGate(): Plugin<RequestContext> {
-  const refusalOf = (args: {
-    schema: GraphQLSchema;
-    document: DocumentNode;
-    operationName?: string | null;
-    contextValue: RequestContext;
-  }) =>
-    gateRefusal(args.schema, getOperationAST(args.document, args.operationName) ?? null, args.contextValue);
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const refused = refusalOf(args);
-      if (refused) setResultAndStopExecution({ errors: [refused] });
-      return { onExecuteDone: () => releaseRequestCaches(args.contextValue) };
-    },
-    onSubscribe({ args, setResultAndStopExecution }) {
-      const refused = refusalOf(args);
-      if (refused) setResultAndStopExecution({ errors: [refused] });
-    },
-  };
-}
-
-/** The gate's verdict on an operation for the caller: null to go ahead, else the error to answer with. */
 export function gateRefusal(
   schema: GraphQLSchema,
   operation: OperationDefinitionNode | null,

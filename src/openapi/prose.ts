@@ -1,4 +1,4 @@
-// The OpenAPI document's own prose (src/rest/openapi.ts): its description, the tags' descriptions, the
+// The OpenAPI document's own prose (src/openapi/document.ts): its description, the tags' descriptions, the
 // reference's shared parameters and the webhook the museum sends. What it says of each operation is in
 // route-docs.ts.
 

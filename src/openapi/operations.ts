@@ -1,4 +1,4 @@
-// The operations of the OpenAPI document (src/rest/openapi.ts), one per route: its parameters, request body,
+// The operations of the OpenAPI document (src/openapi/document.ts), one per route: its parameters, request body,
 // responses and the refusals it can give, from the compiled route (its GraphQL document against the schema),
 // the rules that validate its variables, and what route-docs.ts says of it.
 
@@ -19,9 +19,10 @@ import {
 import { z } from 'zod';
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
 import { pothosOptionsOf } from '../graphql/builder.ts';
-import { BODY_VARIABLE, type CompiledRoute } from './compiled-routes.ts';
-import type { Components } from './openapi-components.ts';
-import { PARAMETERS } from './openapi-prose.ts';
+import { BODY_VARIABLE, type CompiledRoute } from '../rest/compiled-routes.ts';
+import type { Components } from './components.ts';
+import { PARAMETERS } from './prose.ts';
+import type { RouteDocs } from './route-docs.ts';
 import {
   fromZod,
   inputTypeSchema,
@@ -29,8 +30,7 @@ import {
   outputSchema,
   requestBodySchema,
   withoutNull,
-} from './openapi-schemas.ts';
-import type { RouteDocs } from './route-docs.ts';
+} from './schemas.ts';
 
 /** Names of object types in the reference, where they differ from the GraphQL type's. */
 const OBJECT_NAMES: Record<string, string> = { MuseumDay: 'MuseumDailyHours' };
