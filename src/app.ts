@@ -10,18 +10,17 @@ import { openDatabase } from './db/database.ts';
 import { prepareDatabase } from './db/prepare.ts';
 import { createEventFeed } from './events/event-feed.ts';
 import { clientKind, createErrorMask, describe } from './graphql/errors.ts';
-import { type OperationOrigin, operationRunner, type RunOperation } from './graphql/operations.ts';
+import { operationRunner, type RunOperation } from './graphql/operations.ts';
+import { createPreparedDocuments } from './graphql/prepared-documents.ts';
+import { createTokenCheck } from './graphql/query-limits.ts';
 import { schema } from './graphql/schema.ts';
 import { graphiqlPage } from './http/graphiql.ts';
 import { graphqlEndpoint } from './http/graphql-endpoint.ts';
-import { createMetrics, type Metrics } from './http/metrics.ts';
+import { createMetrics } from './http/metrics.ts';
 import { pagesTable } from './http/pages.ts';
 import { createPipeline, type Pipeline } from './http/pipeline.ts';
+import type { HttpRequest } from './http/request.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { useCheckpoint } from './plugins/use-checkpoint.ts';
-import { useInputErrors } from './plugins/use-input-errors.ts';
-import { usePreparedDocuments } from './plugins/use-prepared-documents.ts';
-import { createTokenCheck, useQueryLimits } from './plugins/use-query-limits.ts';
 import { useRefusalBodies } from './plugins/use-refusal-bodies.ts';
 import { createRestHandler } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
@@ -52,15 +51,23 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
       })
     : undefined;
   const mask = createErrorMask(deps.logger);
-  // Yoga's own requests (server-sent events) run through the same runner, made once yoga is.
-  let runOperation: RunOperation | undefined;
-  const yoga = createGraphQLServer(deps, metrics, mask, (...args) => runOperation!(...args));
-  runOperation = operationRunner({
-    yoga,
+  const runOperation = operationRunner({
+    schema,
+    documents: createPreparedDocuments(schema, { introspection: deps.config.introspection }),
+    async contextOf(transport) {
+      const context = await createRequestContext(deps, transport.header, transport.address);
+      context.transport = transport;
+      transport.observation.account = context.principal?.name;
+      return context;
+    },
     mask,
     tokenCheck: createTokenCheck(),
     trustedDocuments: deps.config.trustedDocuments,
+    trustedDocumentsOnly: deps.config.trustedDocumentsOnly,
+    timeoutMs: deps.config.operationTimeoutMs,
+    record: metrics?.operation,
   });
+  const yoga = createGraphQLServer(deps, mask, runOperation);
   const pipeline = createPipeline({
     pages: pagesTable({ db: deps.db, isDraining: options.isDraining ?? (() => false), metrics }),
     graphqlPath: GRAPHQL_ENDPOINT,
@@ -78,13 +85,17 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
   return { ...pipeline, yoga };
 }
 
+/** What a yoga request carries from the pipeline: the request it came as. */
+interface YogaServerContext {
+  transport: HttpRequest;
+}
+
 /**
- * Yoga: the envelop every operation runs in (the checkpoint: prepared documents, limits, context, auth gate,
- * trusted documents, deadline, metrics, tracing), and GraphQL over server-sent events.
+ * Yoga: GraphQL over server-sent events (subscriptions). What it parses from a request runs on the one
+ * operation runner, like every other operation.
  */
 function createGraphQLServer(
   deps: AppDeps,
-  metrics: Metrics | undefined,
   mask: (error: unknown) => Error,
   runOperation: RunOperation,
 ): Yoga {
@@ -92,15 +103,7 @@ function createGraphQLServer(
   const server = new YogaServer<Record<string, unknown>, RequestContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
-    context: async (initial) => {
-      // Read by property, not spread: yoga hands the server context down its prototype chain.
-      const { transport } = initial as unknown as OperationOrigin;
-      const context = await createRequestContext(deps, transport.header, transport.address);
-      transport.observation.account = context.principal?.name;
-      return context;
-    },
     maskedErrors: { maskError: mask },
-    // One cache of prepared documents (usePreparedDocuments) instead of yoga's own parse and validation caches.
     parserAndValidationCache: false,
     // A trusted document's id; the runner resolves it.
     extraParamNames: ['documentId'],
@@ -123,20 +126,10 @@ function createGraphQLServer(
       },
     },
     plugins: [
-      // First: the checkpoint after it wraps the compiled run.
-      usePreparedDocuments(),
-      useQueryLimits({ introspection: deps.config.introspection }),
-      useCheckpoint({
-        timeoutMs: deps.config.operationTimeoutMs,
-        trustedDocumentsOnly: deps.config.trustedDocumentsOnly,
-        record: metrics?.operation,
-      }),
-      useInputErrors(),
       useRefusalBodies(),
       {
-        // What yoga parses from its own requests (subscriptions over server-sent events) runs on the one runner.
         onParams({ params, request, setParamsHandler, context }) {
-          const { transport } = context as unknown as OperationOrigin;
+          const { transport } = context as unknown as YogaServerContext;
           setParamsHandler(() => runOperation(transport, params as never, { method: request.method }));
         },
       },

@@ -12,9 +12,9 @@ import {
   validate,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { measureQuery, QUERY_LIMITS } from '../src/graphql/query-limits.ts';
 import { schema } from '../src/graphql/schema.ts';
 import { BODY_LIMIT_BYTES } from '../src/http/request.ts';
-import { measureQuery, QUERY_LIMITS } from '../src/plugins/use-query-limits.ts';
 import { routes } from '../src/rest/routes.ts';
 import {
   basic,

@@ -114,7 +114,7 @@ describe('trusted documents', () => {
     );
   });
 
-  it('over a real socket, a visitor cannot replay through the compiled lane a query staff ran', async () => {
+  it('over a real socket, a visitor cannot replay a query staff ran once it is prepared and compiled', async () => {
     const server = await spawnServerFor(museum, {
       MUSEUM_TRUSTED_DOCUMENTS: manifest,
       MUSEUM_TRUSTED_DOCUMENTS_ONLY: 'true',

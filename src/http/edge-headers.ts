@@ -1,4 +1,4 @@
-// The headers every response carries (src/http/front.ts adds them to its own answers and to yoga's), and
+// The headers every response carries (src/http/pipeline.ts adds them to every answer, yoga's streams too), and
 // the CORS answers for the configured origins.
 
 export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Accept, Idempotency-Key';

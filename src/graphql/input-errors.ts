@@ -3,12 +3,12 @@ import {
   type ASTNode,
   coerceInputValue,
   type DocumentNode,
+  type ExecutionResult,
   type GraphQLError,
   type GraphQLInputType,
   type GraphQLNamedType,
   type GraphQLSchema,
   getNamedType,
-  getOperationAST,
   isEnumType,
   isInputObjectType,
   isInputType,
@@ -20,10 +20,9 @@ import {
   type ValueNode,
   visit,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 import { ERROR_KINDS, type FieldIssue, formatPath } from '../common/errors.ts';
-import { pothosOptionsOf } from '../graphql/builder.ts';
-import { clientError } from '../graphql/errors.ts';
+import { pothosOptionsOf } from './builder.ts';
+import { clientError } from './errors.ts';
 
 /** Where each argument value sits in the document, as a path from the field's arguments (`input.dates[0]`). */
 function argumentValuePaths(document: DocumentNode): Map<ValueNode, (string | number)[]> {
@@ -161,63 +160,59 @@ function singleValuesForLists(
 const isVariableError = (error: GraphQLError) => error.message.startsWith('Variable "$');
 
 /**
- * Gives every input error the shape of a validation failure: `extensions.code = BAD_USER_INPUT` and
- * `extensions.errors = [{path, message}]`, whether a scalar, graphql-js coercion or zod found it.
+ * Validation errors a scalar found in the document's literals, with the shape of a validation failure:
+ * `extensions.code = BAD_USER_INPUT` and `extensions.errors = [{path, message}]`.
  */
-export function useInputErrors(): Plugin {
-  return {
-    onValidate({ params }) {
-      return ({ result, setResult }) => {
-        if (!result.some((error) => error.extensions.code === ERROR_KINDS.validation.code)) return;
-        const paths = argumentValuePaths(params.documentAST);
-        setResult(
-          result.map((error) => {
-            if (error.extensions.code !== ERROR_KINDS.validation.code) return error;
-            const path = paths.get(error.nodes?.[0] as ASTNode as ValueNode);
-            return path
-              ? clientError(
-                  'validation',
-                  error.message,
-                  [{ path: formatPath(path), message: error.message }],
-                  error,
-                )
-              : error;
-          }),
-        );
-      };
-    },
-    onExecute({ args, setResultAndStopExecution }) {
-      const operation = getOperationAST(args.document, args.operationName);
-      const loose = operation ? singleValuesForLists(args.schema, operation, args.variableValues ?? {}) : [];
-      if (loose.length > 0) {
-        const paths = argumentValuePaths(args.document);
-        const issues = loose.map(({ variable, path }) => ({
-          path: formatPath([...variableUse(paths, variable), ...path]),
-          message: 'must be a list',
-        }));
-        setResultAndStopExecution({
-          errors: [
-            clientError(
-              'validation',
-              `Validation failed: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
-              issues,
-            ),
-          ],
-        });
-        return;
-      }
-      return {
-        onExecuteDone({ result, setResult }) {
-          if (!('errors' in result) || !result.errors?.some(isVariableError)) return;
-          const operation = getOperationAST(args.document, args.operationName);
-          if (!operation) return;
-          const paths = argumentValuePaths(args.document);
-          const issues = variableIssues(args.schema, operation, args.variableValues ?? {}, paths);
-          if (issues.length === 0) return;
-          const detail = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
-          setResult({ errors: [clientError('validation', `Validation failed: ${detail}`, issues)] });
-        },
-      };
-    },
-  };
+export function shapeLiteralErrors(
+  document: DocumentNode,
+  errors: readonly GraphQLError[],
+): readonly GraphQLError[] {
+  if (!errors.some((error) => error.extensions.code === ERROR_KINDS.validation.code)) return errors;
+  const paths = argumentValuePaths(document);
+  return errors.map((error) => {
+    if (error.extensions.code !== ERROR_KINDS.validation.code) return error;
+    const path = paths.get(error.nodes?.[0] as ASTNode as ValueNode);
+    return path
+      ? clientError('validation', error.message, [{ path: formatPath(path), message: error.message }], error)
+      : error;
+  });
+}
+
+/** A single value given for a list variable (`"dates": "2030-01-01"`): the refusal naming each, or null. */
+export function looseListRefusal(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): GraphQLError | null {
+  const loose = singleValuesForLists(schema, operation, variables);
+  if (loose.length === 0) return null;
+  const paths = argumentValuePaths(document);
+  const issues = loose.map(({ variable, path }) => ({
+    path: formatPath([...variableUse(paths, variable), ...path]),
+    message: 'must be a list',
+  }));
+  return clientError(
+    'validation',
+    `Validation failed: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+    issues,
+  );
+}
+
+/**
+ * A result whose variables were refused (graphql-js reports them only as sentences) becomes one validation
+ * failure naming every offending field with its structured path.
+ */
+export function shapeVariableErrors(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+  result: ExecutionResult,
+): ExecutionResult {
+  if (!result.errors?.some(isVariableError)) return result;
+  const issues = variableIssues(schema, operation, variables, argumentValuePaths(document));
+  if (issues.length === 0) return result;
+  const detail = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+  return { errors: [clientError('validation', `Validation failed: ${detail}`, issues)] };
 }

@@ -14,7 +14,6 @@ import {
   type ValidationRule,
   validate,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 
 /**
  * What one GraphQL operation may ask for. The REST routes' fixed documents use a fraction of each (a test
@@ -136,32 +135,23 @@ export function createTokenCheck(): (query: string) => GraphQLError | null {
 }
 
 /**
- * GraphQL abuse limits (graphql-armor's rules: depth, aliases, directives, cost) as validation rules and,
- * when introspection is switched off, graphql-js's rule against it, with "Did you mean …?" hints removed
- * from errors so the schema cannot be guessed field by field. Refusals answer 400. (The token limit is
- * checked before parsing, by the operation runner: createTokenCheck.)
+ * The validation rules of GraphQL's abuse limits (graphql-armor's: depth, aliases, directives, cost) and, when
+ * introspection is switched off, graphql-js's rule against it. Refusals answer 400.
  */
-export function useQueryLimits(options: { introspection: boolean }): Plugin {
-  return {
-    onValidate({ addValidationRule }) {
-      for (const rule of LIMIT_RULES) addValidationRule(rule);
-      if (!options.introspection) addValidationRule(NoSchemaIntrospectionCustomRule);
-      if (options.introspection) return;
-      return ({ result, setResult }) => {
-        if (!result.some((error) => SUGGESTION.test(error.message))) return;
-        setResult(
-          result.map((error) =>
-            SUGGESTION.test(error.message)
-              ? new GraphQLError(error.message.replace(SUGGESTION, ''), {
-                  nodes: error.nodes,
-                  source: error.source,
-                  positions: error.positions,
-                  extensions: error.extensions,
-                })
-              : error,
-          ),
-        );
-      };
-    },
-  };
+export const limitRules = (introspection: boolean): ValidationRule[] =>
+  introspection ? LIMIT_RULES : [...LIMIT_RULES, NoSchemaIntrospectionCustomRule];
+
+/** Without introspection, "Did you mean …?" hints are removed, so the schema cannot be guessed field by field. */
+export function withoutSuggestions(errors: readonly GraphQLError[]): readonly GraphQLError[] {
+  if (!errors.some((error) => SUGGESTION.test(error.message))) return errors;
+  return errors.map((error) =>
+    SUGGESTION.test(error.message)
+      ? new GraphQLError(error.message.replace(SUGGESTION, ''), {
+          nodes: error.nodes,
+          source: error.source,
+          positions: error.positions,
+          extensions: error.extensions,
+        })
+      : error,
+  );
 }

@@ -1,0 +1,113 @@
+import {
+  type DocumentNode,
+  GraphQLError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  parse,
+  specifiedRules,
+  validate,
+} from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import { shapeLiteralErrors } from './input-errors.ts';
+import { limitRules, withoutSuggestions } from './query-limits.ts';
+
+/** How many documents are kept prepared, the least recently used forgotten first. */
+const PREPARED_DOCUMENTS = 1_000;
+/** Longer documents are prepared each time: the clients that repeat a query send a short one. */
+const PREPARED_LENGTH = 16 * 1024;
+
+/** A document as it was prepared: parsed once, validated once (limits included), compiled once it repeats. */
+export interface PreparedDocument {
+  document: DocumentNode;
+  /** Validation errors (the query limits among them); empty when the document is valid. */
+  errors: readonly GraphQLError[];
+  /** Runs so far, per operation name: a query is compiled on its second run, when compiling starts to pay. */
+  runs: Map<string, number>;
+  compiled: Map<string, CompiledQuery | null>;
+}
+
+export interface PreparedDocuments {
+  /** The document prepared from its text; throws a syntax error (400, a spec error). */
+  prepare(source: string): PreparedDocument;
+  /** The operation compiled by graphql-jit from its second run on (a query), else null: graphql-js runs it. */
+  compiled(
+    prepared: PreparedDocument,
+    operation: OperationDefinitionNode,
+    name: string | undefined,
+  ): CompiledQuery | null;
+}
+
+/**
+ * The one cache of prepared documents, for every operation whatever brought it (a REST route, a GraphQL POST
+ * or GET, a trusted document, a subscription), by the document's text: its parse, its validation (with the
+ * query limits, which are validation rules; errors in the shapes clients read) and, for a query run more than
+ * once, its graphql-jit compilation. Mutations and subscriptions are never compiled.
+ */
+export function createPreparedDocuments(
+  schema: GraphQLSchema,
+  options: { introspection: boolean },
+): PreparedDocuments {
+  const rules = [...specifiedRules, ...limitRules(options.introspection)];
+  const prepared = new Map<string, PreparedDocument>();
+
+  function validated(document: DocumentNode): readonly GraphQLError[] {
+    const errors = validate(schema, document, rules);
+    if (errors.length === 0) return errors;
+    const shaped = shapeLiteralErrors(document, options.introspection ? errors : withoutSuggestions(errors));
+    for (const error of shaped) {
+      // A document that breaks a rule is the request's fault: 400, or 200 for application/json (a spec error).
+      const extensions = error.extensions as Record<string, unknown>;
+      extensions.code ??= 'GRAPHQL_VALIDATION_FAILED';
+      extensions.http ??= { spec: true, status: 400 };
+    }
+    return shaped;
+  }
+
+  return {
+    prepare(source) {
+      const found = prepared.get(source);
+      if (found) {
+        // Least recently used first out: a hit moves to the end.
+        prepared.delete(source);
+        prepared.set(source, found);
+        return found;
+      }
+      let document: DocumentNode;
+      try {
+        document = parse(source);
+      } catch (error) {
+        if (error instanceof GraphQLError) {
+          const extensions = error.extensions as Record<string, unknown>;
+          extensions.code ??= 'GRAPHQL_PARSE_FAILED';
+          extensions.http ??= { spec: true, status: 400 };
+        }
+        throw error;
+      }
+      const entry: PreparedDocument = {
+        document,
+        errors: validated(document),
+        runs: new Map(),
+        compiled: new Map(),
+      };
+      // Invalid documents are not kept: they are answered once, not served again and again.
+      if (entry.errors.length === 0 && source.length <= PREPARED_LENGTH) {
+        if (prepared.size >= PREPARED_DOCUMENTS) prepared.delete(prepared.keys().next().value!);
+        prepared.set(source, entry);
+      }
+      return entry;
+    },
+
+    compiled(entry, operation, name = '') {
+      let query = entry.compiled.get(name);
+      if (query !== undefined) return query;
+      const runs = (entry.runs.get(name) ?? 0) + 1;
+      entry.runs.set(name, runs);
+      if (runs < 2) return null;
+      const compiled =
+        operation.operation === 'query' ? compileQuery(schema, entry.document, name || undefined) : null;
+      query = compiled && isCompiledQuery(compiled) ? compiled : null;
+      entry.compiled.set(name, query);
+      return query;
+    },
+  };
+}
