@@ -40,7 +40,7 @@ const GRAPHQL_ENDPOINT = '/graphql';
 
 /**
  * The whole HTTP application over its dependencies; it never listens (server.ts does). One way in (the
- * pipeline), one way to run an operation (yoga's envelop, through src/graphql/operations.ts), for the
+ * pipeline), one way to run an operation (src/graphql/operations.ts), for the
  * REST routes and GraphQL alike.
  */
 export function createApp(deps: AppDeps, options: { isDraining?: () => boolean } = {}): App {
