@@ -1,7 +1,7 @@
 // GraphQL over HTTP at /graphql (src/http/graphql-endpoint.ts): queries and mutations run on the one
 // operation path and are answered as yoga's own GraphQL-over-HTTP handler answers them. Each request is sent
-// to the service and, for comparison, straight to yoga's handler (which runs the same envelop), and the two
-// answers must agree; a query's later runs (prepared, then compiled) must answer as its first did.
+// to the service and, for comparison, straight to yoga's handler (whose parameters run on the same runner), and
+// the two answers must agree; a query's later runs (prepared, then compiled) must answer as its first did.
 import { RequestCache } from '@pothos/plugin-scope-auth';
 import pg from 'pg';
 import { beforeAll, describe, expect, it, vi } from 'vitest';

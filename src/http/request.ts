@@ -239,6 +239,27 @@ async function pump(reader: ReadableStreamDefaultReader<Uint8Array>, res: Server
 /** The same answer as a fetch Response. */
 export function toResponse(answer: HttpAnswer, head: boolean): Response {
   const { body, status } = answer;
-  const headers = isStream(body) ? answer.headers : withLength(answer, body);
-  return new Response(head ? null : (body as BodyInit | null), { status, headers });
+  if (isStream(body))
+    return new Response(head ? null : webStream(body.getReader()), { status, headers: answer.headers });
+  return new Response(head ? null : (body as BodyInit | null), { status, headers: withLength(answer, body) });
+}
+
+/**
+ * Yoga's stream as the runtime's own, read as the client reads. A client that cancels ends it (and its
+ * source, the subscription); what the source still gives is not written into the cancelled stream.
+ */
+function webStream(reader: ReadableStreamDefaultReader<Uint8Array>): ReadableStream<Uint8Array> {
+  let cancelled = false;
+  return new ReadableStream({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (cancelled) return;
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      cancelled = true;
+      void reader.cancel(reason).catch(() => {});
+    },
+  });
 }
