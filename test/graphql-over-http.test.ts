@@ -3,12 +3,12 @@
 // to the service and, for comparison, straight to yoga's handler (whose parameters run on the same runner), and
 // the two answers must agree; a query's later runs (prepared, then compiled) must answer as its first did.
 import { RequestCache } from '@pothos/plugin-scope-auth';
-import pg from 'pg';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RequestContext } from '../src/context.ts';
 import { NO_PROXY } from '../src/http/client-address.ts';
 import { fromFetch } from '../src/http/request.ts';
 import { basic, eventBody, STAFF, type TestResponse, VISITOR } from './support/museum.ts';
+import { statementsSentBy } from './support/statements.ts';
 import { useMuseum } from './support/use-museum.ts';
 
 let event: { eventId: string; dates: string[] };
@@ -158,25 +158,6 @@ describe('GraphQL over HTTP, answered as yoga answers it', () => {
 });
 
 describe('one run per operation', () => {
-  /** The SQL statements a request sends, at the `pg` client every statement goes through. */
-  async function statementsOf(send: () => Promise<TestResponse>) {
-    const statements: string[] = [];
-    const query = pg.Client.prototype.query;
-    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
-      this: pg.Client,
-      ...args: unknown[]
-    ) {
-      const sent = args[0] as string | { text: string };
-      statements.push(typeof sent === 'string' ? sent : sent.text);
-      return (query as (...args: unknown[]) => unknown).apply(this, args);
-    } as typeof query);
-    try {
-      return { response: await send(), statements };
-    } finally {
-      spy.mockRestore();
-    }
-  }
-
   it('answers a compiled query that ends in an error from its one run (never running it again)', async () => {
     // museumHours reads the database; specialEvents(limit: 0) fails its rule, so the answer is an error.
     const hours = fresh('query Hours { museumHours(limit: 1) { date } }');
@@ -184,8 +165,8 @@ describe('one run per operation', () => {
       'query Partial { museumHours(limit: 1) { date } specialEvents(limit: 0) { name } }',
     );
     for (const query of [hours, hours, partial, partial]) await museum.graphql(query, {});
-    const alone = await statementsOf(() => museum.graphql(hours, {}));
-    const { response, statements } = await statementsOf(() => museum.graphql(partial, {}));
+    const alone = await statementsSentBy(() => museum.graphql(hours, {}));
+    const { response, statements } = await statementsSentBy(() => museum.graphql(partial, {}));
     expect(response.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(alone.statements.length).toBeGreaterThan(0);
     expect(statements).toEqual(alone.statements);

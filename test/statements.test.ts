@@ -1,8 +1,8 @@
 // How many SQL statements each hot request sends to the database, counted at the `pg` client that both
 // MikroORM (through Kysely) and the prepared statements of src/db/sql.ts go through.
-import pg from 'pg';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eventBody, type TestResponse, upcomingOpenDay } from './support/museum.ts';
+import { statementsSentBy } from './support/statements.ts';
 import { useMuseum } from './support/use-museum.ts';
 
 let event: { eventId: string; dates: string[] };
@@ -20,21 +20,7 @@ async function statementsOf(
   send: () => Promise<TestResponse>,
 ): Promise<{ response: TestResponse; statements: string[] }> {
   await send();
-  const statements: string[] = [];
-  const query = pg.Client.prototype.query;
-  const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
-    this: pg.Client,
-    ...args: unknown[]
-  ) {
-    const sent = args[0] as string | { text: string };
-    statements.push(typeof sent === 'string' ? sent : sent.text);
-    return (query as (...args: unknown[]) => unknown).apply(this, args);
-  } as typeof query);
-  try {
-    return { response: await send(), statements };
-  } finally {
-    spy.mockRestore();
-  }
+  return statementsSentBy(send);
 }
 
 const generalTicket = (n: number) => ({

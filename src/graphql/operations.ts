@@ -10,7 +10,8 @@ import {
   type OperationDefinitionNode,
   subscribe,
 } from 'graphql';
-import { TOOK_TOO_LONG } from '../common/deadline.ts';
+import { mapAsyncIterator } from 'graphql-yoga';
+import { TOOK_TOO_LONG, withDeadline } from '../common/deadline.ts';
 import type { RequestContext } from '../context.ts';
 import type { HttpRequest } from '../http/request.ts';
 import { inSpan, tracing } from '../tracing.ts';
@@ -61,7 +62,8 @@ export interface OperationRunnerOptions {
 
 const EXPECTED_PARAMS = new Set(['query', 'variables', 'operationName', 'extensions']);
 
-const requestError = (
+/** A refusal of the request itself (its shape, not its operation), with its status. */
+export const requestError = (
   message: string,
   status: number,
   code = 'BAD_REQUEST',
@@ -79,33 +81,6 @@ const onlyIntrospection = (operation: OperationDefinitionNode) =>
 const timedOut = (): ExecutionResult => ({
   errors: [refusal('unavailable', TOOK_TOO_LONG, { 'Retry-After': '5' })],
 });
-
-/** The run within the deadline (its database work finishes or fails on its own, unseen). */
-function withDeadline(run: Promise<ExecutionResult>, ms: number): Promise<ExecutionResult> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<ExecutionResult>((resolve) => {
-    timer = setTimeout(() => resolve(timedOut()), ms);
-  });
-  return Promise.race([run, deadline]).finally(() => clearTimeout(timer));
-}
-
-/** Each result of a stream passed through `map`; ending the mapped stream ends the source (its place given back). */
-function mapStream(
-  source: AsyncIterable<ExecutionResult>,
-  map: (result: ExecutionResult) => ExecutionResult,
-): AsyncIterableIterator<ExecutionResult> {
-  const iterator = source[Symbol.asyncIterator]();
-  const mapped: AsyncIterableIterator<ExecutionResult> = {
-    next: async () => {
-      const step = await iterator.next();
-      return step.done ? step : { value: map(step.value), done: false };
-    },
-    return: async () => (await iterator.return?.()) ?? { value: undefined, done: true },
-    throw: async (error) => (await iterator.throw?.(error)) ?? { value: undefined, done: true },
-    [Symbol.asyncIterator]: () => mapped,
-  };
-  return mapped;
-}
 
 /**
  * The one way to run an operation, whatever brought it: a REST route, a GraphQL POST or GET, a trusted
@@ -180,11 +155,12 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
     const name = operation.name?.value;
     const started = performance.now();
     const variables = (args.variableValues ?? {}) as Record<string, unknown>;
-    const once = () =>
-      withDeadline(
+    // Within the deadline: its database work finishes or fails on its own, unseen.
+    const once = async () =>
+      (await withDeadline(
         Promise.resolve(compiled ? compiled.query(undefined, context, variables) : execute(args)),
         options.timeoutMs,
-      );
+      )) ?? timedOut();
     const result = await (tracing.enabled
       ? // The operation's span, the parent of its SQL statements' spans: named like `query getSpecialEvent`.
         inSpan(
@@ -248,7 +224,9 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
         masked(shapeVariableErrors(schema, prepared.document, operation, variables, result));
       if (operation.operation === 'subscription') {
         const stream = await subscribe(args);
-        return Symbol.asyncIterator in stream ? mapStream(stream, masked) : shaped(stream);
+        return Symbol.asyncIterator in stream
+          ? (mapAsyncIterator(stream, masked) as AsyncIterable<ExecutionResult>)
+          : shaped(stream);
       }
       return shaped(
         await run(context, args, operation, documents.compiled(prepared, operation, operationName)),

@@ -2,7 +2,7 @@ import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { ERROR_KINDS, type ErrorKind, type FieldIssue } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
-import type { OperationParams, RunOperation } from '../graphql/operations.ts';
+import { type OperationParams, type RunOperation, requestError } from '../graphql/operations.ts';
 import { entityTag, noneMatch } from './conditional.ts';
 import { type HttpAnswer, type HttpRequest, readJsonBody } from './request.ts';
 
@@ -182,10 +182,6 @@ function withoutInternals({ errors, data, extensions }: ExecutionResult): Execut
   });
   return { errors: shown as never, data, ...(extensions ? { extensions } : {}) };
 }
-
-/** A refusal of the request itself (its shape, not its operation), with its status. */
-const requestError = (message: string, status: number) =>
-  new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status } } });
 
 /** GraphQL over HTTP's parameters from a GET's query string; `variables` and `extensions` are JSON. */
 function paramsOf(search: string): { params: OperationParams } | { error: GraphQLError } {
