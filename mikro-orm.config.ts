@@ -6,6 +6,7 @@ import { Account } from './src/accounts/account.entity.ts';
 import { LoginThrottle } from './src/accounts/login-throttle.entity.ts';
 import { EventDate, EventDateCount, SpecialEvent } from './src/events/event.entity.ts';
 import { DayHours, WeeklyHours } from './src/hours/hours.entity.ts';
+import { Order } from './src/orders/order.entity.ts';
 import { IdempotencyRecord } from './src/tickets/idempotency.entity.ts';
 import { Ticket } from './src/tickets/ticket.entity.ts';
 import { TicketSales } from './src/tickets/ticket-sales.entity.ts';
@@ -37,6 +38,7 @@ export function ormConfig(connection: Connection) {
       EventDate,
       // Only so that the schema diff knows the counter table; no code reads it through the ORM.
       EventDateCount,
+      Order,
       Ticket,
       TicketSales,
       IdempotencyRecord,

@@ -50,12 +50,14 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
         webhookBacklog: () => webhookBacklog(deps.db.sql),
       })
     : undefined;
+  // The domains count what they see (check-ins by outcome) in the same registry.
+  const requestDeps: AppDeps = metrics ? { ...deps, metrics } : deps;
   const mask = createErrorMask(deps.logger);
   const runOperation = operationRunner({
     schema,
     documents: createPreparedDocuments(schema, { introspection: deps.config.introspection }),
     async contextOf(transport) {
-      const context = await createRequestContext(deps, transport.header, transport.address);
+      const context = await createRequestContext(requestDeps, transport.header, transport.address);
       context.transport = transport;
       transport.observation.account = context.principal?.name;
       return context;

@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { EventFeed } from './events/event-feed.ts';
 import { isPageScript } from './http/edge-headers.ts';
+import type { Metrics } from './http/metrics.ts';
 import type { HttpRequest } from './http/request.ts';
 import type { Logger } from './logger.ts';
 import type { Dispatcher } from './webhooks/dispatcher.ts';
@@ -22,6 +23,8 @@ export interface AppDeps {
   feed: EventFeed;
   /** This instance's webhook worker (src/webhooks/dispatcher.ts); absent with MUSEUM_WEBHOOK_WORKER=off. */
   webhooks?: Dispatcher;
+  /** What the domains count themselves (check-ins by outcome); absent while metrics are off. */
+  metrics?: Pick<Metrics, 'checkIn'>;
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   STAFF,
   startMuseum,
   type TestMuseum,
+  todayUtc,
   upcomingOpenDay,
   VISITOR,
 } from './support/museum.ts';
@@ -460,14 +461,47 @@ describe('auth matrix: every REST operation × credentials (C2)', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(subscription.status).toBe(201);
+    const order = await call(museum, 'POST', '/orders', {
+      authorization: credentials.visitor,
+      body: JSON.stringify({
+        email: 'todd@example.com',
+        lines: [{ ticketType: 'general', ticketDate: upcomingOpenDay(0), quantity: 2 }],
+      }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(order.status).toBe(201);
+    // A ticket of today, which a check-in admits (an event's: the museum may be closed today).
+    const today = await call(museum, 'POST', '/special-events', {
+      authorization: credentials.staff,
+      body: JSON.stringify(eventBody({ dates: [todayUtc()] })),
+      headers: { 'content-type': 'application/json' },
+    });
+    const todays = await call(museum, 'POST', '/tickets', {
+      authorization: credentials.visitor,
+      body: JSON.stringify({
+        ticketType: 'event',
+        eventId: today.body.eventId,
+        ticketDate: todayUtc(),
+        email: 'todd@example.com',
+      }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(todays.status).toBe(201);
     return {
       eventId: event.body.eventId as string,
       ticketId: ticket.body.ticketId as string,
       subscriptionId: subscription.body.id as string,
+      orderId: order.body.orderId as string,
+      todaysCode: todays.body.confirmationCode as string,
     };
   }
 
-  const bodies: Record<string, () => unknown> = {
+  const bodies: Record<string, (fixture: { todaysCode: string }) => unknown> = {
+    placeOrder: () => ({
+      email: 'ana@example.com',
+      lines: [{ ticketType: 'general', ticketDate: upcomingOpenDay(1), quantity: 2 }],
+    }),
+    checkIn: ({ todaysCode }) => ({ confirmationCode: todaysCode }),
     createSpecialEvent: () => eventBody(),
     updateSpecialEvent: () => ({ price: 12.5 }),
     createWebhookSubscription: () => ({ url: 'http://127.0.0.1:9/other' }),
@@ -486,17 +520,21 @@ describe('auth matrix: every REST operation × credentials (C2)', () => {
     'getWebhookSubscription',
     'deleteWebhookSubscription',
     'listWebhookDeliveries',
+    // Staff and gate accounts.
+    'checkIn',
   ]);
 
   for (const route of routes) {
     it(`${route.method} ${route.path} (${route.operationId})`, async () => {
       for (const [who, authorization] of Object.entries(credentials)) {
-        const { eventId, ticketId, subscriptionId } = await fixture();
+        const made = await fixture();
+        const { eventId, ticketId, subscriptionId, orderId } = made;
         const path = route.path
           .replace(':eventId', eventId)
           .replace(':ticketId', ticketId)
-          .replace(':subscriptionId', subscriptionId);
-        const body = bodies[route.operationId]?.();
+          .replace(':subscriptionId', subscriptionId)
+          .replace(':orderId', orderId);
+        const body = bodies[route.operationId]?.(made);
         const response = await call(museum, route.method, path, {
           authorization,
           body: body === undefined ? undefined : JSON.stringify(body),

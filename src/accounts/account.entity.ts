@@ -1,6 +1,7 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 
-export const ROLES = ['visitor', 'staff'] as const;
+/** visitor: a customer; staff: everything; gate: a door scanner (check-ins and ticket reads only). */
+export const ROLES = ['visitor', 'staff', 'gate'] as const;
 
 export const Account = defineEntity({
   name: 'Account',

@@ -6,7 +6,8 @@ import { createAccount, deleteAccountAs, unlockAccount } from './accounts.servic
 import type { Principal } from './authenticator.ts';
 
 export const RoleEnum = builder.enumType('Role', {
-  description: 'visitor: reads hours and events, buys tickets, reads its own tickets; staff: everything.',
+  description:
+    'visitor: reads hours and events, buys tickets and orders, reads and cancels its own; gate: a door scanner that checks tickets in and reads tickets, nothing else; staff: everything.',
   values: ROLES,
 });
 

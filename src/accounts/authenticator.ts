@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { decoyHash, verifyPassword } from './passwords.ts';
 import { LOGIN_POLICIES, type LoginPolicy, type LoginThrottler, throttleKeys } from './throttling.ts';
 
-export type Role = 'visitor' | 'staff';
+export type Role = 'visitor' | 'staff' | 'gate';
 
 export interface Principal {
   id: string;

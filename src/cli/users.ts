@@ -1,4 +1,4 @@
-// `npm run users -- add NAME --role visitor|staff | list | remove NAME | passwd NAME | unlock NAME`
+// `npm run users -- add NAME --role visitor|staff|gate | list | remove NAME | passwd NAME | unlock NAME`
 // Manages accounts in the database the configuration names. Passwords are read from standard input
 // (one line) or, when none is piped in, generated and printed once. On the embedded default database,
 // run it while the server is stopped: an embedded database belongs to one process at a time.
@@ -13,11 +13,13 @@ import { loadConfig } from '../config.ts';
 import { type Database, migrate, openDatabase } from '../db/database.ts';
 import { runCli, UsageError } from './cli.ts';
 
-const USAGE = `usage: npm run users -- add NAME --role visitor|staff
+const USAGE = `usage: npm run users -- add NAME --role visitor|staff|gate
        npm run users -- list
        npm run users -- remove NAME
        npm run users -- passwd NAME
        npm run users -- unlock NAME
+Roles: visitor (buys tickets, reads and cancels its own), staff (everything), gate (a door scanner:
+checks tickets in and reads tickets, nothing else).
 A password is read from standard input, or generated and printed when none is piped in.
 unlock clears the failed-login counters of an account (a lock-out from any address), at once for every
 instance.`;
@@ -57,7 +59,7 @@ async function run(db: Database, argv: string[]): Promise<void> {
     case 'add': {
       const name = nameOf(positionals);
       const role = z.enum(ROLES).safeParse(values.role);
-      if (!role.success) throw new UsageError('--role must be visitor or staff');
+      if (!role.success) throw new UsageError('--role must be visitor, staff or gate');
       const { password, generated } = await readPassword();
       await createAccount(em, { name, role: role.data, password });
       console.log(

@@ -37,7 +37,8 @@ export const ERROR_KINDS = {
     title: 'Forbidden',
     documented: {
       name: 'Forbidden',
-      description: 'Forbidden: the account lacks the staff role.',
+      description:
+        'Forbidden: the account lacks the role the operation needs (staff; for check-ins, gate or staff).',
       detail: 'This operation needs the staff role',
     },
   },

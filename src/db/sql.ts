@@ -19,6 +19,10 @@ export function statement(name: string, text: string): Statement {
   return { name, text };
 }
 
+/** A timestamptz column as RFC 3339 in UTC (`2030-09-01T08:30:00.000Z`), what the `DateTime` scalar speaks. */
+export const rfc3339 = (column: string) =>
+  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 export interface Queryable {
   /** The rows of one statement, as plain objects; values bind to $1, $2, … */
   query<T>(statement: Statement, values: readonly unknown[]): Promise<T[]>;

@@ -96,7 +96,7 @@ builder.queryFields((t) => ({
     type: [SpecialEventType],
     description:
       'Events with at least one date in [startDate, endDate], ordered by their first date in the range, then name, then eventId.',
-    authScopes: { authenticated: true },
+    authScopes: { visitor: true },
     args: { ...rangeArgs, ...pageArgs },
     validate: listEventsArgsSchema,
     resolve: async (_root, args, { deps, shared }) =>
@@ -104,7 +104,7 @@ builder.queryFields((t) => ({
   }),
   specialEventsCount: t.int({
     description: 'How many events specialEvents lists over all its pages for the same range.',
-    authScopes: { authenticated: true },
+    authScopes: { visitor: true },
     args: rangeArgs,
     resolve: (_root, args, { deps, shared }) =>
       countEventsInRange(deps.db.sql, shared, deps.clock.today(), args),
@@ -113,7 +113,7 @@ builder.queryFields((t) => ({
     type: SpecialEventPageType,
     description:
       'One page of specialEvents for [startDate, endDate] with the total over all pages (what specialEventsCount answers), in one read.',
-    authScopes: { authenticated: true },
+    authScopes: { visitor: true },
     args: { ...rangeArgs, ...pageArgs },
     validate: listEventsArgsSchema,
     resolve: (_root, args, { deps, shared }) =>
@@ -123,7 +123,7 @@ builder.queryFields((t) => ({
     type: SpecialEventType,
     nullable: true,
     description: 'One event, or null when there is no such event (or it was deleted).',
-    authScopes: { authenticated: true },
+    authScopes: { visitor: true },
     args: { eventId: t.arg({ type: 'UUID' }) },
     resolve: (_root, { eventId }, { deps }) => getEvent(deps.db.sql, eventId),
   }),
@@ -144,7 +144,7 @@ builder.subscriptionField('specialEventPublished', (t) =>
     type: SpecialEventType,
     description:
       'Each special event as it is created or changed, on any instance of the service, for as long as the subscription is open (server-sent events: POST or GET /graphql with `Accept: text/event-stream`). An account may hold a few at once; one more is TOO_MANY_REQUESTS.',
-    authScopes: { authenticated: true },
+    authScopes: { visitor: true },
     subscribe: (_root, _args, { deps, principal, transport }) =>
       deps.feed.subscribe(principal!.name, transport?.signal),
     resolve: (event) => event,

@@ -99,14 +99,17 @@ export async function getEvent(sql: Queryable, eventId: string): Promise<EventVi
 }
 
 /**
- * A capacity may not drop below the tickets already sold for any date. Purchases count their sales only
- * while the event has a capacity, so the counts are taken from the tickets themselves and the counters
- * start from them; purchases of the event wait on its lock meanwhile, so the counts are exact.
+ * A capacity may not drop below the tickets sold (and not cancelled) for any date. Purchases count their
+ * sales only while the event has a capacity, so the counts are taken from the tickets themselves and the
+ * counters start from them (a date whose tickets were all cancelled has none left); purchases and
+ * cancellations of the event wait on its lock meanwhile, so the counts are exact.
  */
 async function checkCapacityCovers(tx: EntityManager, eventId: string, capacity: number): Promise<void> {
+  await tx.execute('delete from ticket_sales where scope = ?', [eventId]);
   const [busiest] = await tx.execute<{ date: string; sold: number }[]>(
     `with sold as (
-       select ticket_date as date, count(*)::int as sold from ticket where event_id = ? group by ticket_date),
+       select ticket_date as date, count(*)::int as sold from ticket
+       where event_id = ? and cancelled_at is null group by ticket_date),
      recounted as (
        insert into ticket_sales (scope, date, sold) select ?, date, sold from sold
        on conflict (scope, date) do update set sold = excluded.sold)

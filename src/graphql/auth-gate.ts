@@ -9,11 +9,12 @@ import { ERROR_KINDS } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
 import { rateLimitHeaders } from '../http/rate-limit.ts';
 import { WWW_AUTHENTICATE } from '../rest/problem.ts';
-import { type AuthScopes, grants, scopesOf } from './auth-scopes.ts';
+import { type AuthScopes, forbiddenDetail, grants, scopesOf } from './auth-scopes.ts';
 import { pothosOptionsOf } from './builder.ts';
 import { refusal } from './errors.ts';
 
-type Verdict = 'allowed' | 'unauthenticated' | 'forbidden';
+/** Forbidden: with the scopes the refused field asks for. */
+type Verdict = 'allowed' | 'unauthenticated' | { forbidden: Partial<AuthScopes> };
 
 function rootType(
   schema: GraphQLSchema,
@@ -42,7 +43,7 @@ function judge(
     const required = pothosOptionsOf(fields[selection.name.value]).authScopes;
     if (!required || typeof required !== 'object') continue;
     if (!grants(required as Partial<AuthScopes>, scopes))
-      return scopes.authenticated ? 'forbidden' : 'unauthenticated';
+      return scopes.authenticated ? { forbidden: required as Partial<AuthScopes> } : 'unauthenticated';
   }
   return 'allowed';
 }
@@ -68,7 +69,7 @@ export function gateRefusal(
   const verdict =
     auth.status === 'rejected' ? 'unauthenticated' : judge(schema, operation, scopesOf(principal));
   if (verdict === 'allowed') return null;
-  if (verdict === 'forbidden') return refusal('forbidden', ERROR_KINDS.forbidden.documented.detail);
+  if (typeof verdict === 'object') return refusal('forbidden', forbiddenDetail(verdict.forbidden));
   return refusal(
     'unauthenticated',
     auth.status === 'rejected' ? auth.reason : ERROR_KINDS.unauthenticated.documented.detail,

@@ -3,7 +3,10 @@ import { GraphQLError } from 'graphql';
 import { DomainError, ERROR_KINDS, type ErrorKind, type FieldIssue } from '../common/errors.ts';
 import type { Logger } from '../logger.ts';
 
-/** A GraphQL error the client may see, carrying its kind's code (and the field issues of a validation). */
+/**
+ * A GraphQL error the client may see, carrying its kind's code and the fields at fault: every one of a
+ * validation's, and those another refusal names (a sold-out order line, a refused confirmation code).
+ */
 export function clientError(
   kind: ErrorKind,
   message: string,
@@ -15,7 +18,10 @@ export function clientError(
     source: from?.source,
     positions: from?.positions,
     path: from?.path,
-    extensions: { code: ERROR_KINDS[kind].code, ...(kind === 'validation' ? { errors: issues } : {}) },
+    extensions: {
+      code: ERROR_KINDS[kind].code,
+      ...(kind === 'validation' || issues.length > 0 ? { errors: issues } : {}),
+    },
   });
 }
 

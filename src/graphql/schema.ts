@@ -5,6 +5,8 @@ import '../hours/hours.graphql.ts';
 import '../events/events.graphql.ts';
 import '../tickets/tickets.graphql.ts';
 import '../accounts/accounts.graphql.ts';
+import '../orders/orders.graphql.ts';
+import '../check-ins/check-ins.graphql.ts';
 import '../webhooks/webhooks.graphql.ts';
 
 builder.queryType({ description: 'Every field needs HTTP Basic credentials of an account.' });

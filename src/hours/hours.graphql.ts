@@ -34,7 +34,7 @@ builder.queryField('museumHours', (t) =>
     type: [MuseumDayType],
     description:
       'Upcoming open days with their hours, ascending, from startDate (default today, museum time zone).',
-    authScopes: { authenticated: true },
+    authScopes: { visitor: true },
     args: {
       startDate: t.arg({
         type: 'Date',

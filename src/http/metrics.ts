@@ -1,6 +1,7 @@
 import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { CHECK_IN_OUTCOMES, type CheckInOutcome } from '../check-ins/check-ins.rules.ts';
 import type { Database } from '../db/database.ts';
 import type { WebhookBacklog } from '../webhooks/webhooks.service.ts';
 import { Timings } from './timings.ts';
@@ -15,6 +16,8 @@ export interface Metrics {
   request(method: string, route: string, status: number, seconds: number): void;
   /** Counts an executed GraphQL operation (REST routes run as operations too). */
   operation(name: string | undefined, type: string, seconds: number): void;
+  /** Counts a ticket scanned at the door, by what became of it. */
+  checkIn(outcome: CheckInOutcome): void;
 }
 
 /**
@@ -114,6 +117,14 @@ export function createMetrics(
       },
     });
 
+  const checkIns = new Counter({
+    name: 'museum_check_ins_total',
+    help: 'Tickets scanned at the door (POST /check-ins, checkIn) on this instance, by outcome.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  for (const outcome of CHECK_IN_OUTCOMES) checkIns.inc({ outcome }, 0);
+
   const names = new Set<string>();
   const labelOf = (name: string | undefined) => {
     if (!name) return 'anonymous';
@@ -143,5 +154,6 @@ export function createMetrics(
       );
     },
     operation: recordOperation,
+    checkIn: (outcome) => checkIns.inc({ outcome }),
   };
 }

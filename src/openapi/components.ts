@@ -29,7 +29,10 @@ const problemSchema = z
         }),
       )
       .optional()
-      .meta({ description: 'Validation failures only: every offending field.' }),
+      .meta({
+        description:
+          'Every offending field of a validation failure (400); the field or order line another refusal concerns (409, 404), where it names one.',
+      }),
   })
   .meta({ description: 'RFC 9457 problem details.' });
 
@@ -113,7 +116,8 @@ export function createComponents() {
       [OPENAPI_SECURITY_SCHEME]: {
         type: 'http',
         scheme: 'basic',
-        description: 'HTTP Basic credentials of a `visitor` or `staff` account.',
+        description:
+          'HTTP Basic credentials of a `visitor` or `staff` account (or a `gate` account, for check-ins and ticket reads).',
       },
     },
   };

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of the REST surface, generated, never written by hand:
 // - paths, methods, operationIds, success statuses and flags from the route table (routes.ts), each route
 //   compiled once by the same compileRoutes that serves it (compiled-routes.ts); prose, tags, examples and
-//   extra refusals from route-docs.ts, by operationId;
+//   extra refusals from route-docs.ts (and visit-docs.ts, the operations of a visit), by operationId;
 // - request bodies and query parameters from the very zod schemas that validate them (the `validate`
 //   option of the GraphQL input type or root field a route executes), as JSON Schema 2020-12, the dialect
 //   of OpenAPI 3.1, plus what the GraphQL types themselves enforce (scalar formats, no unknown fields)
@@ -23,6 +23,7 @@ import { DESCRIPTION, PUBLISH_NEW_EVENT, TAGS } from './prose.ts';
 import { type RouteDocs, routeDocs } from './route-docs.ts';
 import type { Json } from './schemas.ts';
 import { OPENAPI_SECURITY_SCHEME } from './security-scheme.ts';
+import { visitDocs } from './visit-docs.ts';
 
 /**
  * Builds the document from the route table, their documentation and the GraphQL schema (all default to the
@@ -31,7 +32,7 @@ import { OPENAPI_SECURITY_SCHEME } from './security-scheme.ts';
 export function buildOpenApiDocument(
   routes: Route[] = restRoutes,
   schema: GraphQLSchema = graphqlSchema,
-  docs: Record<string, RouteDocs> = routeDocs,
+  docs: Record<string, RouteDocs> = { ...routeDocs, ...visitDocs },
 ): Json {
   const components = createComponents();
   const paths: Record<string, Record<string, Json>> = {};

@@ -218,7 +218,9 @@ function refusalsOf(route: CompiledRoute, field: GraphQLField<unknown, unknown>,
   const scopes = scopesOf(field);
   const kinds: ErrorKind[] = ['validation'];
   if (scopes) kinds.push('unauthenticated');
-  if (scopes && Object.keys(scopes).some((scope) => scope !== 'authenticated')) kinds.push('forbidden');
+  // 403 where visitors are refused (staff-only operations, check-ins). A gate account is refused everything but
+  // check-ins and ticket reads; the document's prose says so once rather than on every operation.
+  if (scopes && !('authenticated' in scopes || 'visitor' in scopes)) kinds.push('forbidden');
   if (route.notFound || pathParameterNames(route.path).length > 0) kinds.push('notFound');
   kinds.push(...(docs.problems ?? []));
   if (route.body) kinds.push('payloadTooLarge', 'unsupportedMediaType');

@@ -8,7 +8,9 @@ the GraphQL schema served at [/graphql](/graphql) (GraphiQL in a browser), so bo
 authentication, pagination and errors.
 
 **Credentials.** Every operation needs HTTP Basic credentials of an account (\`visitor\` or \`staff\`); creating,
-changing and deleting events needs \`staff\`. Missing or wrong credentials answer 401 with
+changing and deleting events needs \`staff\`. A \`gate\` account (a scanner at the door) may only check tickets
+in (\`POST /check-ins\`, which also takes \`staff\`) and read tickets (anyone's, as staff); anything else answers it
+403. Missing or wrong credentials answer 401 with
 \`WWW-Authenticate\`, a known account without the role 403. Credentials are checked before the input, so a
 caller without the right learns nothing about it.
 
@@ -28,6 +30,8 @@ export const TAGS: Record<string, string> = {
   Operations: 'Operational information about the museum.',
   Events: 'Special events hosted by the museum.',
   Tickets: 'Museum tickets for general entrance or special events.',
+  Orders: 'Several tickets bought together, all or none.',
+  'Check-ins': "Admission at the door: a scanner sends the code it read from a ticket's QR code.",
   Webhooks: 'Partners told of new and changed special events instead of polling (staff only).',
 };
 
@@ -55,6 +59,11 @@ export const PARAMETERS: Record<string, { component: string; description: string
     component: 'WebhookSubscriptionId',
     description: 'Identifier for a webhook subscription.',
     example: '5f1c2b0e-8d4a-4f7e-9a51-0c3e7b2d9f64',
+  },
+  orderId: {
+    component: 'OrderId',
+    description: 'Identifier for an order of tickets.',
+    example: '0b6f1c4e-7d2a-4c39-9e85-3f1a2b4c5d6e',
   },
   ticketId: {
     component: 'TicketId',

@@ -195,14 +195,14 @@ export const routeDocs: Record<string, RouteDocs> = {
   getTicket: {
     summary: 'Get a ticket',
     description:
-      "A ticket of yours (staff: anyone's): the purchase confirmation plus its `status`, `cancelled` once its event was cancelled. Anyone else gets 404.",
+      "A ticket of yours (staff and gate accounts: anyone's): the purchase confirmation plus its `status`: `valid`, `used` once checked in at the door, `cancelled` once given back or its event was cancelled. Anyone else gets 404.",
     tags: ['Tickets'],
     responseSchema: 'Ticket',
   },
   getTicketCode: {
     summary: 'Get ticket QR code',
     description:
-      'Return an image of your ticket with scannable QR code, used for event entry: it reads as the confirmation code. Owner or staff only; anyone else gets 404.',
+      'Return an image of your ticket with scannable QR code, used for event entry: it reads as the confirmation code, exactly what `POST /check-ins` takes. Owner or staff (and gate accounts) only; anyone else gets 404.',
     tags: ['Tickets'],
     responseSchema: 'TicketCodeImage',
   },

@@ -15,7 +15,8 @@ export interface Problem {
 export function problemOf(kind: ErrorKind, detail: string, issues: FieldIssue[] = []): Problem {
   const { status, title } = ERROR_KINDS[kind];
   const problem: Problem = { type: `/problems/${kebab(kind)}`, title, status, detail };
-  if (kind === 'validation') problem.errors = issues;
+  // Every field a validation failed on; another refusal names the fields it concerns, if any.
+  if (kind === 'validation' || issues.length > 0) problem.errors = issues;
   return problem;
 }
 

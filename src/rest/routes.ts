@@ -8,6 +8,8 @@ const WEBHOOK_SUBSCRIPTION_FIELDS = 'id url description createdAt';
 const WEBHOOK_DELIVERY_FIELDS =
   'id webhookId eventId status attempts lastResponseStatus nextAttemptAt createdAt deliveredAt';
 const CONFIRMATION_FIELDS = 'message ticketId ticketType ticketDate confirmationCode eventId eventName';
+const TICKET_FIELDS = `${CONFIRMATION_FIELDS} status checkedInAt`;
+const ORDER_FIELDS = `orderId email createdAt tickets { ${TICKET_FIELDS} }`;
 
 export interface Route {
   operationId: string;
@@ -154,6 +156,48 @@ export const routes: Route[] = [
         return new Uint8Array(await ticketCodePng(String(ticket.confirmationCode)));
       },
     },
+  },
+  {
+    operationId: 'cancelTicket',
+    method: 'DELETE',
+    path: '/tickets/:ticketId',
+    document: 'mutation cancelTicket($ticketId: UUID!) { cancelTicket(ticketId: $ticketId) }',
+    status: 204,
+  },
+  {
+    operationId: 'placeOrder',
+    method: 'POST',
+    path: '/orders',
+    body: true,
+    document: `mutation placeOrder($input: PlaceOrderInput!) { placeOrder(input: $input) { ${ORDER_FIELDS} } }`,
+    status: 201,
+    location: (order) => `/orders/${order.orderId}`,
+  },
+  {
+    operationId: 'getOrder',
+    method: 'GET',
+    path: '/orders/:orderId',
+    document: `query getOrder($orderId: UUID!) { order(orderId: $orderId) { ${ORDER_FIELDS} } }`,
+    status: 200,
+    notFound: 'There is no order with that orderId',
+    // Its tickets' codes admit their holders: no cache keeps it.
+    cacheControl: 'no-store',
+  },
+  {
+    operationId: 'cancelOrder',
+    method: 'DELETE',
+    path: '/orders/:orderId',
+    document: 'mutation cancelOrder($orderId: UUID!) { cancelOrder(orderId: $orderId) }',
+    status: 204,
+  },
+  {
+    operationId: 'checkIn',
+    method: 'POST',
+    path: '/check-ins',
+    body: true,
+    document: `mutation checkIn($input: CheckInInput!) { checkIn(input: $input) { ${TICKET_FIELDS} } }`,
+    status: 201,
+    location: (ticket) => `/tickets/${ticket.ticketId}`,
   },
   {
     operationId: 'createWebhookSubscription',

@@ -1,6 +1,7 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { Account } from '../accounts/account.entity.ts';
 import { SpecialEvent } from '../events/event.entity.ts';
+import { Order } from '../orders/order.entity.ts';
 
 export const TICKET_TYPES = ['general', 'event'] as const;
 /** A ticket's kind: the `ticketType` field of both APIs (the GraphQL enum `TicketType`). */
@@ -22,10 +23,20 @@ export const Ticket = defineEntity({
     email: p.string().length(254),
     confirmationCode: p.string().length(32).unique('ticket_confirmation_code_key'),
     createdAt: p.datetime().onCreate(() => new Date()),
+    /** The order it was bought in, if any, and its place among the order's tickets (from 0). */
+    order: () => p.manyToOne(Order).nullable().deleteRule('no action').index('ticket_order_id_index'),
+    orderPosition: p.smallint().nullable(),
+    /** When a gate admitted it: set once, by one conditional update (src/check-ins). */
+    checkedInAt: p.datetime().nullable(),
+    /** When it was given back; its seat was sold again from then on. */
+    cancelledAt: p.datetime().nullable(),
   },
   indexes: [{ name: 'ticket_event_id_ticket_date_index', properties: ['event', 'ticketDate'] }],
   checks: [
     { name: 'ticket_event_check', expression: `("ticket_type" = 'event') = ("event_id" is not null)` },
+    { name: 'ticket_order_check', expression: `("order_id" is null) = ("order_position" is null)` },
+    // A ticket is used or given back, never both.
+    { name: 'ticket_visit_check', expression: `"checked_in_at" is null or "cancelled_at" is null` },
   ],
 });
 

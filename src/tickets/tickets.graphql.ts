@@ -1,15 +1,11 @@
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
+import { cancelTicket } from './cancellation.ts';
 import { checkIdempotencyKey } from './idempotency.ts';
 import { TICKET_TYPES } from './ticket.entity.ts';
+import { getTicket, TICKET_STATUSES, type TicketView } from './ticket-view.ts';
 import { buyTicketsSchema } from './tickets.rules.ts';
-import {
-  buyTickets,
-  getTicket,
-  TICKET_STATUSES,
-  type TicketConfirmation,
-  type TicketView,
-} from './tickets.service.ts';
+import { buyTickets, type TicketConfirmation } from './tickets.service.ts';
 
 // A ticket's kind (`TicketKind`); GraphQL calls it TicketType, as the reference does.
 export const TicketKindEnum = builder.enumType('TicketType', {
@@ -53,7 +49,7 @@ builder.mutationField('buyMuseumTickets', (t) =>
   t.field({
     type: MuseumTicketsConfirmationType,
     description: 'Buys a ticket for general entry or a special event.',
-    authScopes: { authenticated: true },
+    authScopes: { visitor: true },
     args: { input: t.arg({ type: BuyMuseumTicketsInput }) },
     resolve: (_root, { input }, { deps, principal, idempotencyKey }) => {
       const options = {
@@ -67,12 +63,13 @@ builder.mutationField('buyMuseumTickets', (t) =>
 );
 
 export const TicketStatusEnum = builder.enumType('TicketStatus', {
-  description: 'valid: can be used; cancelled: its event was cancelled.',
+  description:
+    'valid: admits its holder on its date; used: checked in at the door; cancelled: given back, or its event was cancelled.',
   values: TICKET_STATUSES,
 });
 
 export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
-  description: 'A purchased ticket, as its owner (or staff) sees it.',
+  description: 'A purchased ticket, as its owner (or staff, or a gate) sees it.',
   fields: (t) => ({
     message: t.exposeString('message'),
     ticketId: t.expose('ticketId', { type: 'UUID' }),
@@ -82,6 +79,11 @@ export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
     eventId: t.expose('eventId', { type: 'UUID', nullable: true }),
     eventName: t.exposeString('eventName', { nullable: true }),
     status: t.expose('status', { type: TicketStatusEnum }),
+    checkedInAt: t.expose('checkedInAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When a gate admitted it (checkIn); null until then.',
+    }),
   }),
 });
 
@@ -89,9 +91,21 @@ builder.queryField('ticket', (t) =>
   t.field({
     type: TicketType,
     nullable: true,
-    description: "A ticket of yours (staff: anyone's); null when there is none you may see.",
-    authScopes: { authenticated: true },
+    description:
+      "A ticket of yours (staff and gate accounts: anyone's); null when there is none you may see.",
+    authScopes: { visitor: true, gate: true },
     args: { ticketId: t.arg({ type: 'UUID' }) },
     resolve: (_root, { ticketId }, { deps, principal }) => getTicket(deps.db.sql, principal!, ticketId),
+  }),
+);
+
+builder.mutationField('cancelTicket', (t) =>
+  t.boolean({
+    description:
+      'Gives a ticket back: its owner before its date, staff at any time; never once it was checked in (CONFLICT). Its seat is sold again; the ticket stays readable as cancelled. True, also when it was cancelled already; NOT_FOUND for a ticket that is not yours.',
+    authScopes: { visitor: true },
+    args: { ticketId: t.arg({ type: 'UUID' }) },
+    resolve: (_root, { ticketId }, { deps, principal }) =>
+      cancelTicket(deps.db.sql, principal!, ticketId, deps.clock.today()),
   }),
 );

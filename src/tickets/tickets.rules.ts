@@ -2,6 +2,30 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { TICKET_TYPES, type TicketKind } from './ticket.entity.ts';
 
+/** eventId is required for an event ticket and forbidden for a general one. */
+export function eventIdRule(
+  input: { ticketType: TicketKind; eventId?: string | null },
+  ctx: z.RefinementCtx,
+): void {
+  if (input.ticketType === 'event' && !input.eventId) {
+    ctx.addIssue({ code: 'custom', path: ['eventId'], message: 'is required for an event ticket' });
+  }
+  if (input.ticketType === 'general' && input.eventId) {
+    ctx.addIssue({ code: 'custom', path: ['eventId'], message: 'must not be given for a general ticket' });
+  }
+}
+
+/**
+ * eventIdRule in JSON Schema, for the OpenAPI document. (`additionalProperties: true` changes nothing here;
+ * it tells linters the branches are not closed.)
+ */
+export const EVENT_ID_RULE_JSON_SCHEMA = {
+  if: { properties: { ticketType: { const: 'event' } }, required: ['ticketType'] },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's own keyword
+  then: { required: ['eventId'], properties: { eventId: { type: 'string' } }, additionalProperties: true },
+  else: { properties: { eventId: { type: 'null' } }, additionalProperties: true },
+};
+
 export const buyTicketsSchema = z
   .object({
     ticketType: z.enum(TICKET_TYPES),
@@ -9,22 +33,8 @@ export const buyTicketsSchema = z
     email: z.string().max(254, 'must be at most 254 characters'),
     eventId: z.uuid('must be a UUID').nullish(),
   })
-  .superRefine((input, ctx) => {
-    if (input.ticketType === 'event' && !input.eventId) {
-      ctx.addIssue({ code: 'custom', path: ['eventId'], message: 'is required for an event ticket' });
-    }
-    if (input.ticketType === 'general' && input.eventId) {
-      ctx.addIssue({ code: 'custom', path: ['eventId'], message: 'must not be given for a general ticket' });
-    }
-  })
-  .meta({
-    // The same rule in JSON Schema, for the OpenAPI document. (`additionalProperties: true` changes nothing
-    // here; it tells linters the branches are not closed.)
-    if: { properties: { ticketType: { const: 'event' } }, required: ['ticketType'] },
-    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's own keyword
-    then: { required: ['eventId'], properties: { eventId: { type: 'string' } }, additionalProperties: true },
-    else: { properties: { eventId: { type: 'null' } }, additionalProperties: true },
-  });
+  .superRefine(eventIdRule)
+  .meta(EVENT_ID_RULE_JSON_SCHEMA);
 
 export type BuyTicketsInput = z.infer<typeof buyTicketsSchema>;
 
@@ -32,6 +42,9 @@ export const PURCHASE_MESSAGES: Record<TicketKind, string> = {
   general: 'Museum general entry ticket purchased',
   event: 'Museum special event ticket purchased',
 };
+
+/** A confirmation code as newConfirmationCode writes it (and a ticket's QR code holds it). */
+export const CONFIRMATION_CODE_PATTERN = /^ticket-(general|event)-[0-9a-f]{6}-[0-9a-f]{5}$/;
 
 /** `ticket-{type}-{6 hex}-{5 hex}`: 44 random bits, checked for uniqueness by the database. */
 export function newConfirmationCode(type: TicketKind): string {

@@ -44,7 +44,7 @@ export async function buyTickets(
   // Confirmation codes are random; on the rare collision the whole purchase is tried again with another.
   for (let attempt = 1; ; attempt++) {
     try {
-      if (!idempotencyKey) return await purchase(sql, buyer, input, options.dailyCapacity);
+      if (!idempotencyKey) return await sellTicket(sql, buyer, input, options.dailyCapacity);
       return await sql.transaction(async (tx) => {
         const stored = await claimOrReplay<TicketConfirmation>(
           tx,
@@ -53,7 +53,7 @@ export async function buyTickets(
           requestHash(input),
         );
         if (stored) return stored.replay;
-        const confirmation = await purchase(tx, buyer, input, options.dailyCapacity);
+        const confirmation = await sellTicket(tx, buyer, input, options.dailyCapacity);
         await storeAnswer(tx, buyer.id, idempotencyKey, confirmation);
         return confirmation;
       });
@@ -63,12 +63,15 @@ export async function buyTickets(
   }
 }
 
-const isCodeCollision = (error: unknown) =>
+/** Whether a purchase failed only because its random confirmation code was taken: try again with another. */
+export const isCodeCollision = (error: unknown) =>
   error instanceof UniqueConstraintViolationException &&
   (error as { constraint?: string }).constraint === 'ticket_confirmation_code_key';
 
-// $1 ticket id, $2 buyer, $3 date, $4 e-mail, $5 confirmation code.
-const NEW_TICKET = `insert into ticket (id, account_id, ticket_type, ticket_date, event_id, email, confirmation_code, created_at)`;
+// $1 ticket id, $2 buyer, $3 date, $4 e-mail, $5 confirmation code, $6 order and $7 place in it (or nulls).
+const NEW_TICKET = `insert into ticket (id, account_id, ticket_type, ticket_date, event_id, email, confirmation_code,
+                      created_at, order_id, order_position)`;
+const TICKET_ORDER = '$6::uuid, $7::smallint';
 
 // Open on $3: the date's own hours if it has some, else its weekday's.
 const OPEN_ON_DATE = `coalesce(
@@ -77,7 +80,8 @@ const OPEN_ON_DATE = `coalesce(
   false)`;
 
 // Counters of ticket_sales are kept only while a capacity applies; a missing one starts from the tickets
-// already sold (sales made while there was no capacity). `sold` below is that start when the row is missing.
+// already sold and not cancelled (sales made while there was no capacity). `sold` below is that start when
+// the row is missing. A cancellation gives its seat back to the counter (src/tickets/cancellation.ts).
 const sellingFrom = (scope: string, ticketsSold: string) => `(
   select case when exists (select from ticket_sales where scope = ${scope} and date = $3::date) then 0
               else (${ticketsSold}) end as sold)`;
@@ -86,11 +90,11 @@ const sellingFrom = (scope: string, ticketsSold: string) => `(
 const BUY_GENERAL = statement(
   'buy_general',
   `${NEW_TICKET}
-   select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now() where ${OPEN_ON_DATE}
+   select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now(), ${TICKET_ORDER} where ${OPEN_ON_DATE}
    returning id`,
 );
 
-// With a daily capacity ($6): one upsert both checks and raises the day's count. Its row lock orders
+// With a daily capacity ($8): one upsert both checks and raises the day's count. Its row lock orders
 // concurrent buyers of the date, on one instance or many, and the ticket is inserted only if it took a seat.
 const BUY_GENERAL_CAPPED = statement(
   'buy_general_capped',
@@ -101,19 +105,20 @@ const BUY_GENERAL_CAPPED = statement(
      from open_day,
           lateral ${sellingFrom(
             `'${GENERAL_ADMISSION}'`,
-            `select count(*)::int from ticket where ticket_type = 'general' and ticket_date = $3::date`,
+            `select count(*)::int from ticket
+             where ticket_type = 'general' and ticket_date = $3::date and cancelled_at is null`,
           )} counted
-     where counted.sold < $6::int
-     on conflict (scope, date) do update set sold = s.sold + 1 where s.sold < $6::int
+     where counted.sold < $8::int
+     on conflict (scope, date) do update set sold = s.sold + 1 where s.sold < $8::int
      returning sold),
    bought as (
      ${NEW_TICKET}
-     select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now() from seat
+     select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now(), ${TICKET_ORDER} from seat
      returning id)
    select exists (select from open_day) as open, exists (select from bought) as bought`,
 );
 
-// Event $6 on $3. The share lock on the event makes a concurrent delete or capacity change wait for this
+// Event $8 on $3. The share lock on the event makes a concurrent delete or capacity change wait for this
 // purchase, and it for them. With a capacity, the seat is taken as for general admission; without one,
 // nothing is counted. No row back: no such event, or not one of its dates.
 const BUY_EVENT = statement(
@@ -122,7 +127,7 @@ const BUY_EVENT = statement(
      select e.id, e.name, e.capacity
      from special_event e
      join special_event_date d on d.event_id = e.id and d.date = $3::date and d.listed
-     where e.id = $6::uuid and e.deleted_at is null
+     where e.id = $8::uuid and e.deleted_at is null
      for share of e),
    seat as (
      insert into ticket_sales as s (scope, date, sold)
@@ -130,14 +135,15 @@ const BUY_EVENT = statement(
      from event,
           lateral ${sellingFrom(
             'event.id::text',
-            'select count(*)::int from ticket t where t.event_id = event.id and t.ticket_date = $3::date',
+            `select count(*)::int from ticket t
+             where t.event_id = event.id and t.ticket_date = $3::date and t.cancelled_at is null`,
           )} counted
      where event.capacity is not null and counted.sold < event.capacity
      on conflict (scope, date) do update set sold = s.sold + 1 where s.sold < (select capacity from event)
      returning sold),
    bought as (
      ${NEW_TICKET}
-     select $1::uuid, $2::uuid, 'event', $3::date, event.id, $4, $5, now() from event
+     select $1::uuid, $2::uuid, 'event', $3::date, event.id, $4, $5, now(), ${TICKET_ORDER} from event
      where event.capacity is null or exists (select from seat)
      returning id)
    select event.name, event.capacity, exists (select from bought) as bought from event`,
@@ -148,11 +154,22 @@ const LISTED_EVENT_NAME = statement(
   'select name from special_event where id = $1::uuid and deleted_at is null',
 );
 
-async function purchase(
+/** Where a ticket sold in an order goes: the order, and the ticket's place among its tickets. */
+export interface OrderPlace {
+  orderId: string;
+  position: number;
+}
+
+/**
+ * Sells one ticket in one statement (checked against the calendar, the event and the capacity), within
+ * whatever transaction `sql` is; a ticket of an order says where in it.
+ */
+export async function sellTicket(
   sql: Queryable,
   buyer: Principal,
   input: BuyTicketsInput,
   dailyCapacity: number | null,
+  place: OrderPlace | null = null,
 ): Promise<TicketConfirmation> {
   const { ticketType, ticketDate } = input;
   const confirmation: TicketConfirmation = {
@@ -164,7 +181,15 @@ async function purchase(
     eventId: null,
     eventName: null,
   };
-  const values = [confirmation.ticketId, buyer.id, ticketDate, input.email, confirmation.confirmationCode];
+  const values = [
+    confirmation.ticketId,
+    buyer.id,
+    ticketDate,
+    input.email,
+    confirmation.confirmationCode,
+    place?.orderId ?? null,
+    place?.position ?? null,
+  ];
   const closed = () => invalidField('ticketDate', `the museum is closed on ${ticketDate}`);
 
   if (ticketType === 'general' && dailyCapacity === null) {
@@ -198,35 +223,4 @@ async function purchase(
     throw conflict(`"${result.name}" on ${ticketDate} is sold out (capacity ${result.capacity})`);
   }
   return { ...confirmation, eventId, eventName: result.name };
-}
-
-export const TICKET_STATUSES = ['valid', 'cancelled'] as const;
-
-export interface TicketView extends TicketConfirmation {
-  /** `cancelled` once the ticket's event was deleted. */
-  status: (typeof TICKET_STATUSES)[number];
-}
-
-// Owner or staff ($2) only: anyone else reads nothing, as if the ticket did not exist.
-const TICKET_BY_ID = statement(
-  'ticket_by_id',
-  `select t.id as "ticketId", t.ticket_type as "ticketType", to_char(t.ticket_date, 'YYYY-MM-DD') as "ticketDate",
-          t.confirmation_code as "confirmationCode", t.event_id as "eventId", e.name as "eventName",
-          case when e.deleted_at is null then 'valid' else 'cancelled' end as status
-   from ticket t left join special_event e on e.id = t.event_id
-   where t.id = $1::uuid and ($2::boolean or t.account_id = $3::uuid)`,
-);
-
-/** A ticket as its owner, or staff, may see it; anyone else gets null, as if it did not exist. */
-export async function getTicket(
-  sql: Queryable,
-  viewer: Principal,
-  ticketId: string,
-): Promise<TicketView | null> {
-  const [row] = await sql.query<Omit<TicketView, 'message'>>(TICKET_BY_ID, [
-    ticketId,
-    viewer.role === 'staff',
-    viewer.id,
-  ]);
-  return row ? { message: PURCHASE_MESSAGES[row.ticketType], ...row } : null;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, invalidField, notFound } from '../common/errors.ts';
 import { type ListPage, offsetOf, type Page } from '../common/pagination.ts';
-import { type Queryable, statement } from '../db/sql.ts';
+import { type Queryable, rfc3339, statement } from '../db/sql.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import { refusalOfTarget } from './targets.ts';
 import { WebhookSubscription } from './webhook.entity.ts';
@@ -34,8 +34,6 @@ export interface WebhookDeliveryView {
   createdAt: string;
   deliveredAt: string | null;
 }
-
-const rfc3339 = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const SUBSCRIPTION_JSON = `json_build_object('id', s.id, 'url', s.url, 'description', s.description,
   'createdAt', ${rfc3339('s.created_at')})`;

@@ -123,13 +123,13 @@ describe('npm run users', () => {
   it('explains itself with --help, and misuse in one line with exit code 2', () => {
     const help = users(['--help']);
     expect(help.status).toBe(0);
-    expect(help.stdout).toMatch(/^usage: npm run users -- add NAME --role visitor\|staff\n/);
+    expect(help.stdout).toMatch(/^usage: npm run users -- add NAME --role visitor\|staff\|gate\n/);
     expect(help.stdout).toContain('npm run users -- unlock NAME');
     for (const [args, message] of [
       [[], 'users: a command is needed: add, list, remove, passwd or unlock'],
       [['dance'], 'users: unknown command "dance"'],
       [['unlock'], 'users: unlock needs an account NAME'],
-      [['add', 'x', '--role', 'king'], 'users: --role must be visitor or staff'],
+      [['add', 'x', '--role', 'king'], 'users: --role must be visitor, staff or gate'],
       [['list', '--colour'], "users: Unknown option '--colour'"],
     ] as const) {
       const misuse = users([...args]);

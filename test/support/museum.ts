@@ -7,13 +7,16 @@ import { hashPassword } from '../../src/accounts/passwords.ts';
 import { type Museum, openMuseum } from '../../src/app.ts';
 import { addDays, isoWeekday } from '../../src/common/dates.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
 
 export const STAFF = { name: 'curator', password: 'curator-password' } as const;
 export const VISITOR = { name: 'visitor', password: 'visitor-password' } as const;
 export const OTHER_VISITOR = { name: 'other', password: 'other-password' } as const;
 
-export type Caller = 'staff' | 'visitor' | 'other' | 'anonymous' | { authorization: string };
+/** A door scanner's account (role gate); a test that needs it adds it with addGateAccount. */
+export const GATE = { name: 'door1', password: 'door1-password' } as const;
+
+export type Caller = 'staff' | 'visitor' | 'other' | 'gate' | 'anonymous' | { authorization: string };
 
 export const basic = (name: string, password: string) =>
   `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}`;
@@ -21,7 +24,8 @@ export const basic = (name: string, password: string) =>
 function authorizationOf(caller: Caller): string | undefined {
   if (caller === 'anonymous') return undefined;
   if (typeof caller === 'object') return caller.authorization;
-  const account = caller === 'staff' ? STAFF : caller === 'visitor' ? VISITOR : OTHER_VISITOR;
+  const account =
+    caller === 'staff' ? STAFF : caller === 'visitor' ? VISITOR : caller === 'gate' ? GATE : OTHER_VISITOR;
   return basic(account.name, account.password);
 }
 
@@ -74,8 +78,11 @@ export async function createPostgresDatabase(
   };
 }
 
-/** Opens a museum on a fresh database with a staff account and two visitors. */
-export async function startMuseum(env: Record<string, string> = {}): Promise<TestMuseum> {
+/** Opens a museum on a fresh database with a staff account and two visitors (`logger`: to read its lines). */
+export async function startMuseum(
+  env: Record<string, string> = {},
+  options: { logger?: Logger } = {},
+): Promise<TestMuseum> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   const database = adminUrl ? await createPostgresDatabase(adminUrl) : undefined;
   const config: Config = loadConfig({
@@ -85,7 +92,7 @@ export async function startMuseum(env: Record<string, string> = {}): Promise<Tes
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const museum = await openMuseum(config, { logger: createLogger(config.logLevel) });
+  const museum = await openMuseum(config, { logger: options.logger ?? createLogger(config.logLevel) });
   const em = museum.deps.db.fork();
   for (const account of [VISITOR, OTHER_VISITOR]) {
     em.create(Account, {
@@ -126,6 +133,13 @@ export async function startMuseum(env: Record<string, string> = {}): Promise<Tes
       await database?.drop();
     },
   };
+}
+
+/** Adds the GATE account (role gate) to a test museum. */
+export async function addGateAccount(museum: Museum): Promise<void> {
+  const em = museum.deps.db.fork();
+  em.create(Account, { name: GATE.name, role: 'gate', passwordHash: await hashPassword(GATE.password) });
+  await em.flush();
 }
 
 /** Today in the test museum's time zone (UTC unless a test sets MUSEUM_TIMEZONE). */

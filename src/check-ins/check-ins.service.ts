@@ -1,0 +1,126 @@
+import type { Principal } from '../accounts/authenticator.ts';
+import { DomainError, type ErrorKind } from '../common/errors.ts';
+import { type Queryable, rfc3339, statement } from '../db/sql.ts';
+import type { Logger } from '../logger.ts';
+import { TICKET_VIEW_COLUMNS, type TicketView, toTicketView } from '../tickets/ticket-view.ts';
+import type { CheckInOutcome } from './check-ins.rules.ts';
+
+type TicketRow = Omit<TicketView, 'message'>;
+
+// Admission is one conditional update: of any number of concurrent scans of a ticket, on any number of
+// instances, the first to lock its row sets checked_in_at; the others wait for it, find the row changed
+// and update nothing. The select around it reads the ticket as it was when the statement began, so an
+// admitted ticket's time comes from the update.
+const CHECK_IN = statement(
+  'check_in',
+  `with admitted as (
+     update ticket t set checked_in_at = now()
+     where t.confirmation_code = $1 and t.checked_in_at is null and t.cancelled_at is null
+       and t.ticket_date = $2::date
+       and not exists (select from special_event e where e.id = t.event_id and e.deleted_at is not null)
+     returning t.id, t.checked_in_at)
+   select ${TICKET_VIEW_COLUMNS}, ${rfc3339('a.checked_in_at')} as "admittedAt"
+   from ticket t left join special_event e on e.id = t.event_id left join admitted a on a.id = t.id
+   where t.confirmation_code = $1`,
+);
+
+const TICKET_BY_CODE = statement(
+  'ticket_by_code',
+  `select ${TICKET_VIEW_COLUMNS}
+   from ticket t left join special_event e on e.id = t.event_id where t.confirmation_code = $1`,
+);
+
+export type CheckInResult =
+  | { outcome: 'admitted'; ticket: TicketView }
+  | { outcome: Exclude<CheckInOutcome, 'admitted'>; ticket: TicketView | null; refusal: DomainError };
+
+const refused = (
+  outcome: Exclude<CheckInOutcome, 'admitted' | 'unknown'>,
+  row: TicketRow,
+  message: string,
+  kind: ErrorKind = 'conflict',
+): CheckInResult => ({
+  outcome,
+  ticket: toTicketView(row),
+  refusal: new DomainError(kind, message, [{ path: 'confirmationCode', message }]),
+});
+
+/** Why a ticket as read now is not admitted, or null when nothing in it stands in the way. */
+function refusalOf(row: TicketRow, today: string): CheckInResult | null {
+  if (row.checkedInAt !== null)
+    return refused('already_checked_in', row, `already checked in at ${row.checkedInAt}`);
+  if (row.status === 'cancelled')
+    return refused('cancelled', row, 'cancelled: this ticket was cancelled and admits no one');
+  if (row.ticketDate !== today)
+    return refused('not_valid_today', row, `not valid today (${today}): the ticket is for ${row.ticketDate}`);
+  return null;
+}
+
+const UNKNOWN: CheckInResult = {
+  outcome: 'unknown',
+  ticket: null,
+  refusal: new DomainError('notFound', 'There is no ticket with that confirmationCode', [
+    { path: 'confirmationCode', message: 'is not the code of any ticket' },
+  ]),
+};
+
+/**
+ * Admits the ticket with this confirmation code if it is valid today (the museum's), not cancelled and not
+ * yet checked in. Exactly one of concurrent scans is admitted; the others learn why not (it is checked in
+ * now). A refusal is a result, not an error, so that the caller can count and log it first.
+ */
+export async function checkIn(
+  sql: Queryable,
+  confirmationCode: string,
+  today: string,
+  attempt = 1,
+): Promise<CheckInResult> {
+  const [row] = await sql.query<TicketRow & { admittedAt: string | null }>(CHECK_IN, [
+    confirmationCode,
+    today,
+  ]);
+  if (!row) return UNKNOWN;
+  const { admittedAt, ...ticket } = row;
+  if (admittedAt !== null)
+    return {
+      outcome: 'admitted',
+      ticket: toTicketView({ ...ticket, status: 'used', checkedInAt: admittedAt }),
+    };
+  const refusal = refusalOf(ticket, today);
+  if (refusal) return refusal;
+  // Not admitted, though the ticket read as admissible when the statement began: a concurrent scan (or
+  // cancellation) changed it meanwhile. A new statement sees what it did.
+  const [now] = await sql.query<TicketRow>(TICKET_BY_CODE, [confirmationCode]);
+  if (!now) return UNKNOWN;
+  const settled = refusalOf(now, today);
+  if (settled) return settled;
+  // What changed it was undone (its transaction rolled back): scan again.
+  if (attempt >= 3) throw new Error('A check-in did not settle after 3 attempts');
+  return checkIn(sql, confirmationCode, today, attempt + 1);
+}
+
+/** What a refused or admitted scan leaves behind: a count by outcome, and a log line for a refusal. */
+export interface CheckInWatch {
+  logger: Logger;
+  count?: (outcome: CheckInOutcome) => void;
+}
+
+/** checkIn at a gate: counted, a refusal logged at info with the gate's account and thrown as its error. */
+export async function checkInAtGate(
+  sql: Queryable,
+  gate: Principal,
+  confirmationCode: string,
+  today: string,
+  watch: CheckInWatch,
+): Promise<TicketView> {
+  const result = await checkIn(sql, confirmationCode, today);
+  watch.count?.(result.outcome);
+  if (result.outcome === 'admitted') return result.ticket;
+  watch.logger.info('check-in refused', {
+    account: gate.name,
+    outcome: result.outcome,
+    ticketId: result.ticket?.ticketId,
+    reason: result.refusal.message,
+  });
+  throw result.refusal;
+}

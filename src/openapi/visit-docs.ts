@@ -1,0 +1,107 @@
+// What the OpenAPI document says of the operations of a visit (orders, check-in at the door, cancellation),
+// by operationId, as route-docs.ts does for the rest; document.ts reads both.
+
+import type { RouteDocs } from './route-docs.ts';
+
+const EVENT_ID = 'dad4bce8-f5cb-4078-a211-995864315e39';
+const EVENT_NAME = 'Mermaid Treasure Identification and Analysis';
+
+const ticket = (ticketType: 'general' | 'event', ticketId: string, confirmationCode: string) => ({
+  message:
+    ticketType === 'general'
+      ? 'Museum general entry ticket purchased'
+      : 'Museum special event ticket purchased',
+  ticketId,
+  ticketType,
+  ticketDate: ticketType === 'general' ? '2030-09-09' : '2030-09-05',
+  confirmationCode,
+  ...(ticketType === 'event' ? { eventId: EVENT_ID, eventName: EVENT_NAME } : {}),
+  status: 'valid',
+});
+
+const FAMILY_ORDER = {
+  orderId: '0b6f1c4e-7d2a-4c39-9e85-3f1a2b4c5d6e',
+  email: 'todd@example.com',
+  createdAt: '2030-09-01T08:30:00.000Z',
+  tickets: [
+    ticket('general', '382c0820-0530-4f4b-99af-13811ad0f17a', 'ticket-general-e5e5c6-dce78'),
+    ticket('general', '6f0e2d1c-4b3a-4f5e-8d7c-9a1b2c3d4e5f', 'ticket-general-1a2b3c-4d5e6'),
+    ticket('event', 'b811f723-17b2-44f7-8952-24b03e43d8a9', 'ticket-event-9c55e0-8f82a'),
+    ticket('event', 'c2d3e4f5-a6b7-4c8d-9e0f-1a2b3c4d5e6f', 'ticket-event-0f1e2d-3c4b5'),
+  ],
+};
+
+export const visitDocs: Record<string, RouteDocs> = {
+  cancelTicket: {
+    problems: ['conflict'],
+    summary: 'Cancel a ticket',
+    description:
+      "Gives a ticket back: its owner may until the day before its date, staff at any time; a ticket that was checked in cannot be (409). Its seat can be bought again at once, and the ticket stays readable with `status: cancelled`. Cancelling a cancelled ticket answers 204 again. Someone else's ticket: 404.",
+    tags: ['Tickets'],
+  },
+  placeOrder: {
+    problems: ['conflict', 'unprocessable'],
+    summary: 'Place an order',
+    description:
+      'Buys several tickets at once: 1 to 20 lines of `quantity` tickets each, at most 20 tickets in all, with the rules of `POST /tickets` for each. All or nothing: every ticket is checked and counted against capacity in one transaction, and a line that is sold out makes the whole order a 409 naming it (`errors[0].path` is `lines[1]`), with nothing sold. Each ticket has its own `ticketId` and `confirmationCode`; its QR code is at `GET /tickets/{ticketId}/qr`. `Idempotency-Key` works as for `POST /tickets`.',
+    tags: ['Orders'],
+    examples: {
+      request: {
+        PlaceOrderRequestExample: {
+          summary: 'A family: two general tickets and two for a special event',
+          value: {
+            email: 'todd@example.com',
+            lines: [
+              { ticketType: 'general', ticketDate: '2030-09-09', quantity: 2 },
+              { ticketType: 'event', eventId: EVENT_ID, ticketDate: '2030-09-05', quantity: 2 },
+            ],
+          },
+        },
+      },
+      response: {
+        PlaceOrderResponseExample: { summary: 'The order and its four tickets', value: FAMILY_ORDER },
+      },
+    },
+  },
+  getOrder: {
+    summary: 'Get an order',
+    description:
+      "An order of yours (staff: anyone's) with its tickets as they are now (`status`: `valid`, `used` once checked in with `checkedInAt`, or `cancelled`). Anyone else gets 404.",
+    tags: ['Orders'],
+    examples: {
+      response: { GetOrderResponseExample: { summary: 'An order', value: FAMILY_ORDER } },
+    },
+  },
+  cancelOrder: {
+    problems: ['conflict'],
+    summary: 'Cancel an order',
+    description:
+      "Cancels every ticket of an order under the rules of `DELETE /tickets/{ticketId}`, all or none: a ticket checked in (or, for its owner, one whose day has come) makes it a 409 and nothing is cancelled. Cancelling a cancelled order answers 204 again. Someone else's order: 404.",
+    tags: ['Orders'],
+  },
+  checkIn: {
+    problems: ['conflict'],
+    summary: 'Check a ticket in at the door',
+    description:
+      "A scanner at the door (a `gate` account, or staff) sends the confirmation code it read from the ticket's QR code. 201: admitted, the ticket with `status: used` and `checkedInAt`. 409: `already checked in at …` (when), `not valid today (…)` (the ticket's date; today is the museum's time zone) or `cancelled`. 404: no ticket has that code. Of any number of concurrent scans of one ticket, on any number of instances, exactly one is admitted.",
+    tags: ['Check-ins'],
+    examples: {
+      request: {
+        CheckInRequestExample: {
+          summary: 'A code read from a QR code',
+          value: { confirmationCode: 'ticket-general-e5e5c6-dce78' },
+        },
+      },
+      response: {
+        CheckInResponseExample: {
+          summary: 'Admitted',
+          value: {
+            ...ticket('general', '382c0820-0530-4f4b-99af-13811ad0f17a', 'ticket-general-e5e5c6-dce78'),
+            status: 'used',
+            checkedInAt: '2030-09-09T09:12:03.000Z',
+          },
+        },
+      },
+    },
+  },
+};

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../accounts/authenticator.ts';
+import { DomainError, type FieldIssue, invalid } from '../common/errors.ts';
+import { offsetOf, type Page } from '../common/pagination.ts';
+import { retryOnDeadlock } from '../db/database.ts';
+import { type Queryable, rfc3339, type Sql, statement } from '../db/sql.ts';
+import { bySalesCounter } from '../tickets/cancellation.ts';
+import { claimOrReplay, requestHash, storeAnswer } from '../tickets/idempotency.ts';
+import { GENERAL_ADMISSION } from '../tickets/ticket-sales.entity.ts';
+import { TICKET_VIEW_JSON, type TicketView } from '../tickets/ticket-view.ts';
+import { isCodeCollision, type PurchaseOptions, sellTicket } from '../tickets/tickets.service.ts';
+import type { OrderLine, PlaceOrderInput } from './orders.rules.ts';
+
+export interface OrderView {
+  orderId: string;
+  email: string;
+  /** RFC 3339, UTC. */
+  createdAt: string;
+  /** In the order of the lines, each line's tickets together. */
+  tickets: TicketView[];
+}
+
+const CODE_ATTEMPTS = 5;
+
+const NEW_ORDER = statement(
+  'new_order',
+  `insert into ticket_order (id, account_id, email, created_at) values ($1::uuid, $2::uuid, $3, now())
+   returning ${rfc3339('created_at')} as "createdAt"`,
+);
+
+/** A ticket to sell: its line, and its place among the order's tickets. */
+interface Seat {
+  line: number;
+  position: number;
+  scope: string;
+  date: string;
+}
+
+/** The request as its Idempotency-Key remembers it: the same order however its fields are ordered. */
+const orderHash = (input: PlaceOrderInput) =>
+  requestHash({
+    operation: 'placeOrder',
+    email: input.email,
+    lines: input.lines.map((l) => [l.ticketType, l.ticketDate, l.eventId ?? null, l.quantity]),
+  });
+
+/** An error of a line's purchase, as the order reports it: naming the line (`lines[1]`). */
+function locatedAt(line: number, error: unknown): unknown {
+  if (!(error instanceof DomainError)) return error;
+  const at = `lines[${line}]`;
+  if (error.kind === 'validation')
+    return invalid(error.issues.map((issue) => ({ ...issue, path: `${at}.${issue.path}` })));
+  const field = error.kind === 'notFound' ? `${at}.eventId` : at;
+  const issues: FieldIssue[] = [{ path: field, message: error.message }];
+  return new DomainError(error.kind, `${field}: ${error.message}`, issues);
+}
+
+/**
+ * Places an order: every ticket of every line is checked (open day, event date, not in the past) and takes its
+ * seat in one transaction, so the order is sold whole or not at all; a line that is sold out makes it a
+ * conflict naming the line. Seats are taken in the order of their counters, as cancelling an order frees
+ * them, so concurrent orders wait for each other rather than deadlock. With an idempotency key, the first
+ * answer for (buyer, key) is replayed instead, as for one ticket.
+ */
+export async function placeOrder(
+  sql: Sql,
+  buyer: Principal,
+  input: PlaceOrderInput,
+  options: PurchaseOptions,
+): Promise<OrderView> {
+  const { today, idempotencyKey, dailyCapacity } = options;
+  const past = input.lines.flatMap((line, i) =>
+    line.ticketDate < today
+      ? [{ path: `lines[${i}].ticketDate`, message: `must be today (${today}) or later` }]
+      : [],
+  );
+  if (past.length > 0) throw invalid(past);
+
+  const seats: Seat[] = input.lines.flatMap((line, i) =>
+    Array.from({ length: line.quantity }, () => ({
+      line: i,
+      position: 0,
+      scope: line.eventId ?? GENERAL_ADMISSION,
+      date: line.ticketDate,
+    })),
+  );
+  seats.forEach((seat, position) => {
+    seat.position = position;
+  });
+  const lockOrder = [...seats].sort((a, b) => bySalesCounter(a, b) || a.position - b.position);
+
+  const sell = async (tx: Queryable): Promise<OrderView> => {
+    const orderId = randomUUID();
+    const [order] = await tx.query<{ createdAt: string }>(NEW_ORDER, [orderId, buyer.id, input.email]);
+    const tickets: TicketView[] = new Array(seats.length);
+    for (const seat of lockOrder) {
+      const line: OrderLine = input.lines[seat.line]!;
+      const purchase = { ...line, email: input.email };
+      try {
+        const confirmation = await sellTicket(tx, buyer, purchase, dailyCapacity, {
+          orderId,
+          position: seat.position,
+        });
+        tickets[seat.position] = { ...confirmation, status: 'valid', checkedInAt: null };
+      } catch (error) {
+        throw locatedAt(seat.line, error);
+      }
+    }
+    return { orderId, email: input.email, createdAt: order!.createdAt, tickets };
+  };
+
+  // Confirmation codes are random; on the rare collision the whole order is tried again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await retryOnDeadlock(() =>
+        sql.transaction(async (tx) => {
+          if (!idempotencyKey) return sell(tx);
+          const stored = await claimOrReplay<OrderView>(tx, buyer.id, idempotencyKey, orderHash(input));
+          if (stored) return stored.replay;
+          const order = await sell(tx);
+          await storeAnswer(tx, buyer.id, idempotencyKey, order);
+          return order;
+        }),
+      );
+    } catch (error) {
+      if (!isCodeCollision(error) || attempt >= CODE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+const ORDER_COLUMNS = `o.id as "orderId", o.email, ${rfc3339('o.created_at')} as "createdAt",
+  (select json_agg(${TICKET_VIEW_JSON} order by t.order_position)
+   from ticket t left join special_event e on e.id = t.event_id where t.order_id = o.id) as tickets`;
+
+// Owner or staff ($2) only: anyone else reads nothing, as if the order did not exist.
+const ORDER_BY_ID = statement(
+  'order_by_id',
+  `select ${ORDER_COLUMNS} from ticket_order o where o.id = $1::uuid and ($2::boolean or o.account_id = $3::uuid)`,
+);
+
+const ORDERS_OF_ACCOUNT = statement(
+  'orders_of_account',
+  `select ${ORDER_COLUMNS} from ticket_order o where o.account_id = $1::uuid
+   order by o.created_at desc, o.id limit $2::int offset $3::bigint`,
+);
+
+/** An order as its owner, or staff, may see it; anyone else gets null, as if it did not exist. */
+export async function getOrder(
+  sql: Queryable,
+  viewer: Principal,
+  orderId: string,
+): Promise<OrderView | null> {
+  const [order] = await sql.query<OrderView>(ORDER_BY_ID, [orderId, viewer.role === 'staff', viewer.id]);
+  return order ?? null;
+}
+
+/** The orders an account placed, newest first. */
+export function listOrders(sql: Queryable, owner: Principal, page: Page): Promise<OrderView[]> {
+  return sql.query<OrderView>(ORDERS_OF_ACCOUNT, [owner.id, page.limit, offsetOf(page)]);
+}
