@@ -1,0 +1,132 @@
+// A visit under concurrency (issue 27): orders against capacity and scans at the door, on two instances over
+// one PostgreSQL (with TEST_DATABASE_URL; on the embedded database, one instance, which is one session).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Museum } from '../../src/app.ts';
+import {
+  addGateAccount,
+  basic,
+  eventBody,
+  GATE,
+  openSecondInstance,
+  startMuseum,
+  type TestMuseum,
+  upcomingOpenDay,
+  VISITOR,
+} from '../support/museum.ts';
+import { eventLine, general, openToday, order } from '../support/visit.ts';
+
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+let museum: TestMuseum;
+let second: Museum | undefined;
+/** The instance the n-th request goes to, as a balancer would spread them. */
+const instance = (n: number) => (second && n % 2 ? second : museum);
+
+beforeAll(async () => {
+  museum = await startMuseum({ MUSEUM_DAILY_CAPACITY: '10' });
+  if (onPostgres) second = await openSecondInstance(museum, { MUSEUM_DAILY_CAPACITY: '10' });
+  await addGateAccount(museum);
+});
+afterAll(async () => {
+  await second?.close();
+  await museum?.close();
+});
+
+async function send(
+  n: number,
+  method: string,
+  path: string,
+  who: { name: string; password: string },
+  body: unknown,
+) {
+  const response = await instance(n).app.fetch(`http://museum.test${path}`, {
+    method,
+    headers: { authorization: basic(who.name, who.password), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+describe(`50 concurrent orders against a daily capacity of 10 (${onPostgres ? 'two instances' : 'one instance'})`, () => {
+  it('sell exactly 10 general tickets; every order is sold whole or not at all', async () => {
+    const day = upcomingOpenDay(3);
+    const created = await museum.rest('POST', '/special-events', {
+      as: 'staff',
+      body: eventBody({ capacity: 10, dates: [day] }),
+    });
+    const eventId = created.body.eventId;
+    // Half take two general seats; half one general seat and one of the event's, so that an order can fail
+    // on its second line after its first took a seat.
+    const bodies = Array.from({ length: 50 }, (_, i) =>
+      i % 2 ? order(general(day), general(day)) : order(eventLine(eventId, day), general(day)),
+    );
+    const responses = await Promise.all(bodies.map((body, i) => send(i, 'POST', '/orders', VISITOR, body)));
+    const statuses = responses.map((r) => r.status);
+    const tally = statuses.map(String).sort().join(' ');
+    expect(
+      statuses.filter((s) => s !== 201 && s !== 409),
+      tally,
+    ).toEqual([]);
+    for (const refused of responses.filter((r) => r.status === 409))
+      expect(refused.body.errors[0].path).toMatch(/^lines\[[01]\]$/);
+
+    const em = museum.deps.db.fork();
+    const tickets = await em.execute<{ order_id: string; ticket_type: string }[]>(
+      'select order_id, ticket_type from ticket where ticket_date = ?',
+      [day],
+    );
+    expect(
+      tickets.filter((t) => t.ticket_type === 'general'),
+      tally,
+    ).toHaveLength(10);
+    const placed = responses.filter((r) => r.status === 201).map((r) => r.body.orderId as string);
+    // No order in part: each placed order has its two tickets, and no other order has any.
+    expect(new Set(tickets.map((t) => t.order_id))).toEqual(new Set(placed));
+    for (const orderId of placed) expect(tickets.filter((t) => t.order_id === orderId)).toHaveLength(2);
+    const [orders] = await em.execute<{ n: number }[]>(
+      `select count(*)::int as n from ticket_order o where not exists (select from ticket t where t.order_id = o.id)`,
+    );
+    expect(orders!.n).toBe(0);
+    // The counters agree with the tickets (one whose orders all failed has no row: it was rolled back).
+    const counters = await em.execute<{ scope: string; sold: number }[]>(
+      'select scope, sold from ticket_sales where date = ?',
+      [day],
+    );
+    const sold = (scope: string) => counters.find((c) => c.scope === scope)?.sold ?? 0;
+    expect(sold('general')).toBe(10);
+    expect(sold(eventId)).toBe(tickets.filter((t) => t.ticket_type === 'event').length);
+  });
+});
+
+describe(`20 concurrent scans of one ticket (${onPostgres ? 'two instances' : 'one instance'})`, () => {
+  it('admit exactly one', async () => {
+    const today = await openToday(museum);
+    const created = await museum.rest('POST', '/special-events', {
+      as: 'staff',
+      body: eventBody({ dates: [today] }),
+    });
+    const ticket = await museum.rest('POST', '/tickets', {
+      body: { ticketType: 'event', eventId: created.body.eventId, ticketDate: today, email: 'a@example.com' },
+    });
+    const { confirmationCode, ticketId } = ticket.body;
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => send(i, 'POST', '/check-ins', GATE, { confirmationCode })),
+    );
+    const statuses = responses.map((r) => r.status);
+    expect(
+      statuses.filter((s) => s === 201),
+      statuses.join(' '),
+    ).toHaveLength(1);
+    expect(
+      statuses.filter((s) => s === 409),
+      statuses.join(' '),
+    ).toHaveLength(19);
+    const { checkedInAt } = responses.find((r) => r.status === 201)!.body;
+    for (const refused of responses.filter((r) => r.status === 409))
+      expect(refused.body.detail).toBe(`already checked in at ${checkedInAt}`);
+    const [row] = await museum.deps.db
+      .fork()
+      .execute<{ at: string | Date }[]>('select checked_in_at as at from ticket where id = ?', [ticketId]);
+    expect(new Date(row!.at).toISOString()).toBe(checkedInAt);
+  });
+});
