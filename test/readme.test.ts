@@ -6,7 +6,7 @@
 // reason none runs it as pasted (the PostgreSQL and production examples, for one).
 // Then the layout of docs/development.md is checked against the folders of src/ and test/.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +21,8 @@ const PASTED = [
 /** Run here with checks of their own, one example each. */
 const CONDITIONAL = ['docs/api.md', 'Caching, safe edits and trusted documents'] as const;
 const ACCOUNTS = ['docs/api.md', 'Accounts'] as const;
+/** Its examples in one shell, as a reader pastes them one after the other; the last is a refusal (409). */
+const VISIT = ['docs/api.md', 'A visit: orders, the door, cancellation'] as const;
 /** The other sections with shell examples, and why this file does not run them. */
 const NOT_WALKED: Record<string, string> = {
   'README.md § (introduction)':
@@ -137,6 +139,25 @@ describe('the README and docs/, walked in a clean directory', () => {
     expect(run.stdout).toContain('"price":40');
   });
 
+  it('docs/api.md "A visit" works when pasted: an order, its QR code, a cancellation, a scan admitted, the second refused', () => {
+    const blocks = codeBlocks(...VISIT, 'sh');
+    expect(blocks).toHaveLength(2);
+    // Every curl of the first must succeed; the second's is the refusal, so its status is printed instead.
+    const run = walk(`${blocks[0]}
+curl() { command curl -sS -w '%{http_code}' "$@"; }
+${blocks[1]}`);
+    expect(run.stderr, run.stdout).toBe('');
+    expect(run.status).toBe(0);
+    const order = JSON.parse(readFileSync(join(directory, 'order.json'), 'utf8'));
+    expect(order.tickets).toHaveLength(4);
+    expect(readFileSync(join(directory, 'ticket-1.png')).subarray(1, 4).toString()).toBe('PNG');
+    expect(run.stdout).toContain(`"ticketId":"${order.tickets[0].ticketId}"`);
+    expect(run.stdout).toMatch(/"status":"used","checkedInAt":"([^"]+)"/);
+    const admittedAt = /"checkedInAt":"([^"]+)"/.exec(run.stdout)![1];
+    expect(run.stdout).toContain(`"detail":"already checked in at ${admittedAt}"`);
+    expect(run.stdout.trimEnd()).toMatch(/409$/);
+  });
+
   it('docs/api.md "Accounts" works when pasted, on the database npm start left (the server stopped first)', async () => {
     const exited = new Promise((resolve) => server.once('exit', resolve));
     process.kill(-server.pid!, 'SIGTERM');
@@ -160,7 +181,7 @@ describe('the shell examples of the documentation', () => {
   );
 
   it('are each run here, or named with the reason they are not', () => {
-    const accounted = [...PASTED, CONDITIONAL, ACCOUNTS].map(([page, title]) => key(page, title));
+    const accounted = [...PASTED, CONDITIONAL, ACCOUNTS, VISIT].map(([page, title]) => key(page, title));
     expect(sections.filter((section) => !accounted.includes(section) && !(section in NOT_WALKED))).toEqual(
       [],
     );
