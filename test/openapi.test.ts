@@ -214,6 +214,28 @@ describe('request body schemas judge bodies as the API does', () => {
     expect(verdicts.filter((v) => v.api)).toHaveLength(3);
   });
 
+  it('placeOrder', async () => {
+    const general = { ticketType: 'general', ticketDate: upcomingOpenDay(2), quantity: 2 };
+    const event = { ticketType: 'event', eventId, ticketDate: eventDate, quantity: 1 };
+    const order = (...lines: unknown[]) => ({ email: 'todd@example.com', lines });
+    const verdicts = await compare('placeOrder', 'POST', '/orders', [
+      order(general),
+      order(general, event),
+      order({ ...general, eventId: null }),
+      order(),
+      order({ ...general, quantity: 0 }),
+      order({ ...general, quantity: 1.5 }),
+      order({ ...general, eventId }),
+      order({ ...event, eventId: undefined }),
+      order({ ...general, ticketDate: '2030-02-30' }),
+      order({ ...general, price: 1 }),
+      { ...order(general), orderId: eventId },
+      { ...order(general), email: 'nobody' },
+      { lines: [general] },
+    ]);
+    expect(verdicts.filter((v) => v.api)).toHaveLength(3);
+  });
+
   it.runIf(routes.some((route) => route.operationId === 'updateSpecialEvent'))(
     'updateSpecialEvent',
     async () => {
