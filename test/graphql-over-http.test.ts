@@ -3,8 +3,17 @@
 // to the service and, for comparison, straight to yoga's handler (whose parameters run on the same runner), and
 // the two answers must agree; a query's later runs (prepared, then compiled) must answer as its first did.
 import { RequestCache } from '@pothos/plugin-scope-auth';
+import {
+  type GraphQLOutputType,
+  getNamedType,
+  isAbstractType,
+  isLeafType,
+  isNonNullType,
+  isObjectType,
+} from 'graphql';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RequestContext } from '../src/context.ts';
+import { schema } from '../src/graphql/schema.ts';
 import { NO_PROXY } from '../src/http/client-address.ts';
 import { fromFetch } from '../src/http/request.ts';
 import { basic, eventBody, STAFF, type TestResponse, VISITOR } from './support/museum.ts';
@@ -13,7 +22,8 @@ import { useMuseum } from './support/use-museum.ts';
 
 let event: { eventId: string; dates: string[] };
 
-const museum = useMuseum();
+// Private webhook addresses: the compiled-queries test subscribes one (nothing is delivered to it).
+const museum = useMuseum({ MUSEUM_WEBHOOK_ALLOW_PRIVATE: 'true' });
 beforeAll(async () => {
   event = (await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() })).body;
 });
@@ -208,5 +218,74 @@ describe("an operation's per-request caches", () => {
       .split('\n')
       .find((l) => l.startsWith('graphql_operations_total{operation_name="Counted"'));
     expect(line).toMatch(/ 3$/);
+  });
+});
+
+describe('compiled queries', () => {
+  /** Every field of `type` down to `depth` levels, leaves as they are; null when nothing can be selected. */
+  function everyField(type: GraphQLOutputType, depth: number): string | null {
+    const named = getNamedType(type);
+    if (isLeafType(named)) return '';
+    if (depth === 0 || !isObjectType(named)) return isAbstractType(named) ? '__typename' : null;
+    const parts = Object.values(named.getFields())
+      .filter((field) => field.args.every((arg) => !isNonNullType(arg.type)))
+      .map((field) => {
+        const selection = everyField(field.type, depth - 1);
+        return selection === null ? null : selection === '' ? field.name : `${field.name} { ${selection} }`;
+      })
+      .filter((part) => part !== null);
+    return parts.length > 0 ? parts.join(' ') : null;
+  }
+
+  // graphql-jit copies the built-in scalars and enums as resolvers return them (src/graphql/prepared-documents.ts):
+  // every leaf of the graph must already be what graphql-js's serialization would make of it.
+  it('answer every field of the graph as graphql-js does (leaves unserialized, resolvers return them exact)', async () => {
+    const ticket = await museum.rest('POST', '/tickets', {
+      as: 'visitor',
+      body: {
+        ticketType: 'event',
+        eventId: event.eventId,
+        ticketDate: event.dates[0],
+        email: 'jit@example.com',
+      },
+    });
+    expect(ticket.status).toBe(201);
+    const subscription = await museum.rest('POST', '/webhook-subscriptions', {
+      as: 'staff',
+      body: { url: 'http://127.0.0.1:9/hook' },
+    });
+    expect(subscription.status, JSON.stringify(subscription.body)).toBe(201);
+    const ids: Record<string, string> = {
+      eventId: event.eventId,
+      ticketId: ticket.body.ticketId,
+      id: subscription.body.id,
+      subscriptionId: subscription.body.id,
+    };
+    const queryType = schema.getQueryType()!;
+    let checked = 0;
+    for (const field of Object.values(queryType.getFields())) {
+      const required = field.args.filter((arg) => isNonNullType(arg.type));
+      if (required.some((arg) => !(arg.name in ids))) continue;
+      const args = required.map((arg) => `${arg.name}: "${ids[arg.name]}"`).join(', ');
+      const selection = everyField(field.type, 3);
+      const query = fresh(
+        `{ ${field.name}${args ? `(${args})` : ''}${selection ? ` { ${selection} }` : ''} }`,
+      );
+      const run = async () => {
+        const response = await museum.app.fetch('http://museum.test/graphql', {
+          method: 'POST',
+          headers: { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' },
+          body: JSON.stringify({ query }),
+        });
+        return response.json() as Promise<{ data?: Record<string, unknown>; errors?: unknown }>;
+      };
+      const interpreted = await run();
+      expect(interpreted.errors, query).toBeUndefined();
+      expect(interpreted.data?.[field.name], query).not.toBeNull();
+      await run();
+      expect(await run(), query).toEqual(interpreted);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(10);
   });
 });
