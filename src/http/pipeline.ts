@@ -123,17 +123,19 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     handleNode(req, res) {
       const request = fromNode(req, res, options.trustProxy);
       const started = performance.now();
-      // A client that went away before any answer: 499, as proxies log it.
-      const status = () => (res.headersSent ? res.statusCode : 499);
-      const closed = new Promise<number>((resolve) => res.once('close', () => resolve(status())));
-      void closed.then((code) => finished(request, code, started));
-      const send = () => answerOf(request).then((answer) => sendNode(res, answer, request.method === 'HEAD'));
+      const head = request.method === 'HEAD';
       if (!tracing.enabled) {
-        void send();
+        // A client that went away before any answer: 499, as proxies log it.
+        res.once('close', () => finished(request, res.headersSent ? res.statusCode : 499, started));
+        void answerOf(request).then((answer) => sendNode(res, answer, head));
         return;
       }
+      const closed = new Promise<number>((resolve) =>
+        res.once('close', () => resolve(res.headersSent ? res.statusCode : 499)),
+      );
+      void closed.then((code) => finished(request, code, started));
       void inRequestSpan(request, () => {
-        void send();
+        void answerOf(request).then((answer) => sendNode(res, answer, head));
         return closed;
       });
     },

@@ -174,21 +174,37 @@ function readNodeBody(req: IncomingMessage): Promise<Uint8Array | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    // The listeners go once the body is read, so nothing of it outlives the request through them.
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > BODY_LIMIT_BYTES) {
-        req.off('data', onData);
+        done();
         req.pause();
         resolve(null);
         return;
       }
       chunks.push(chunk);
     };
-    req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.once('error', reject);
+    const onEnd = () => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
     // A client that goes away mid-body: nobody is left to answer.
-    req.once('aborted', () => reject(new Error('request aborted')));
+    const onAborted = () => onError(new Error('request aborted'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
   });
 }
 
