@@ -178,6 +178,22 @@ export function shapeLiteralErrors(
   });
 }
 
+// Whether an operation's variables can hold a list anywhere (a list type, or an input object, which may hold
+// one): asked once per operation, so the variables of the rest (scalars only) are not walked on every run.
+const mayHoldLists = new WeakMap<OperationDefinitionNode, boolean>();
+
+function holdsLists(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
+  let found = mayHoldLists.get(operation);
+  if (found === undefined) {
+    found = (operation.variableDefinitions ?? []).some(({ type }) => {
+      const named = type.kind === Kind.NON_NULL_TYPE ? type.type : type;
+      return named.kind !== Kind.NAMED_TYPE || isInputObjectType(schema.getType(named.name.value));
+    });
+    mayHoldLists.set(operation, found);
+  }
+  return found;
+}
+
 /** A single value given for a list variable (`"dates": "2030-01-01"`): the refusal naming each, or null. */
 export function looseListRefusal(
   schema: GraphQLSchema,
@@ -185,6 +201,7 @@ export function looseListRefusal(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
 ): GraphQLError | null {
+  if (!holdsLists(schema, operation)) return null;
   const loose = singleValuesForLists(schema, operation, variables);
   if (loose.length === 0) return null;
   const paths = argumentValuePaths(document);

@@ -56,6 +56,27 @@ function regularType(accepted: string[]): RegularType | null {
 const wantsStream = (accepted: string[]) =>
   accepted.some((type) => type === 'text/event-stream' || type === 'multipart/mixed');
 
+/** What an Accept header asks for: a stream (yoga's), or the JSON media type to answer with (null: none). */
+interface Negotiation {
+  stream: boolean;
+  mediaType: RegularType | null;
+}
+
+// Clients send a handful of distinct Accept headers, each again and again: each is read once.
+const NEGOTIATIONS_KEPT = 64;
+const negotiations = new Map<string | null, Negotiation>();
+
+function negotiate(accept: string | null): Negotiation {
+  let found = negotiations.get(accept);
+  if (!found) {
+    const accepted = acceptedTypes(accept);
+    found = { stream: wantsStream(accepted), mediaType: regularType(accepted) };
+    if (negotiations.size >= NEGOTIATIONS_KEPT) negotiations.clear();
+    negotiations.set(accept, found);
+  }
+  return found;
+}
+
 export interface GraphQLEndpointOptions {
   yoga: YogaServerInstance<Record<string, unknown>, RequestContext>;
   runOperation: RunOperation;
@@ -79,9 +100,8 @@ export function graphqlEndpoint(
     const accept = request.header('accept');
     if (graphiql && (method === 'GET' || method === 'HEAD') && accept?.includes('text/html'))
       return graphiql(request);
-    const accepted = acceptedTypes(accept);
-    if (wantsStream(accepted) || (method !== 'GET' && method !== 'POST'))
-      return streamed(options.yoga, request);
+    const accepted = negotiate(accept);
+    if (accepted.stream || (method !== 'GET' && method !== 'POST')) return streamed(options.yoga, request);
 
     let params: OperationParams;
     if (method === 'POST') {
@@ -113,11 +133,10 @@ export function graphqlEndpoint(
 /** A single result as GraphQL over HTTP answers it; a GET that succeeded is a read with an ETag. */
 function answer(
   result: ExecutionResult,
-  accepted: string[],
+  { mediaType }: Negotiation,
   method: string,
   request?: HttpRequest,
 ): HttpAnswer {
-  const mediaType = regularType(accepted);
   if (!mediaType) return graphqlRefusal('notAcceptable', ERROR_KINDS.notAcceptable.documented.detail);
   // application/json clients get 200 for errors that GraphQL over HTTP lets a server answer with 200.
   const lenient = mediaType === 'application/json' && (result.errors?.length ?? 0) > 0;
