@@ -1,5 +1,6 @@
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
+import { globalId, NodeInterface } from '../graphql/node.ts';
 import { ROLES } from './account.entity.ts';
 import { accountName, createAccountSchema } from './accounts.rules.ts';
 import { createAccount, deleteAccountAs, unlockAccount } from './accounts.service.ts';
@@ -13,7 +14,9 @@ export const RoleEnum = builder.enumType('Role', {
 
 export const AccountType = builder.objectRef<Principal>('Account').implement({
   description: 'An account that signs in with HTTP Basic credentials.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
+    id: t.id({ description: 'Global id (Node).', resolve: (account) => globalId('Account', account.id) }),
     name: t.exposeString('name'),
     role: t.expose('role', { type: RoleEnum }),
   }),

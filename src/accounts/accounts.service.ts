@@ -1,6 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, notFound } from '../common/errors.ts';
+import { type Queryable, statement } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
 import { Account } from './account.entity.ts';
 import type { NewAccount } from './accounts.rules.ts';
@@ -115,4 +116,14 @@ export async function unlockAccount(
 export async function changePassword(em: EntityManager, name: string, newPassword: string): Promise<void> {
   const updated = await em.nativeUpdate(Account, { name }, { passwordHash: await hashPassword(newPassword) });
   if (updated === 0) throw notFound(`There is no account named "${name}"`);
+}
+
+const ACCOUNT_BY_ID = statement('account_by_id', 'select id, name, role from account where id = $1::uuid');
+
+/** An account as `me` shows it: to itself, or to staff; anyone else gets null. */
+export async function getAccount(sql: Queryable, viewer: Principal, id: string): Promise<Principal | null> {
+  if (viewer.id !== id && viewer.role !== 'staff') return null;
+  if (viewer.id === id) return viewer;
+  const [account] = await sql.query<Principal>(ACCOUNT_BY_ID, [id]);
+  return account ?? null;
 }

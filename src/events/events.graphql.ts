@@ -1,6 +1,7 @@
 import { versionTag } from '../common/entity-tags.ts';
 import { pageOf } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
+import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs, pageType } from '../graphql/pagination.ts';
 import {
   type EventChanges,
@@ -20,7 +21,12 @@ import {
 
 export const SpecialEventType = builder.objectRef<EventView>('SpecialEvent').implement({
   description: 'A special event hosted by the museum.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
+    id: t.id({
+      description: 'Global id (Node).',
+      resolve: (event) => globalId('SpecialEvent', event.eventId),
+    }),
     eventId: t.expose('eventId', { type: 'UUID', description: 'Identifier for a special event.' }),
     name: t.exposeString('name', { description: 'Name of the special event.' }),
     location: t.exposeString('location', { description: 'Location where the special event is held.' }),

@@ -82,7 +82,7 @@ export async function createEvent(
 
 // An event as both APIs show it, built by PostgreSQL: dates as 'YYYY-MM-DD' and the numeric price as a
 // JSON number (30.00 parses as the 30 that was sent).
-const EVENT_JSON = (e: string) => `json_build_object(
+export const EVENT_JSON = (e: string) => `json_build_object(
   'eventId', ${e}.id, 'name', ${e}.name, 'location', ${e}.location, 'eventDescription', ${e}.event_description,
   'dates', array(select x.date from special_event_date x where x.event_id = ${e}.id order by x.date),
   'price', ${e}.price, 'capacity', ${e}.capacity, 'version', ${e}.version)`;

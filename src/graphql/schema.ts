@@ -8,6 +8,9 @@ import '../accounts/accounts.graphql.ts';
 import '../orders/orders.graphql.ts';
 import '../check-ins/check-ins.graphql.ts';
 import '../webhooks/webhooks.graphql.ts';
+import '../events/event-edges.graphql.ts';
+import '../tickets/my-tickets.graphql.ts';
+import './nodes.graphql.ts';
 
 builder.queryType({ description: 'Every field needs HTTP Basic credentials of an account.' });
 builder.mutationType({ description: 'Every field needs HTTP Basic credentials; some need the staff role.' });

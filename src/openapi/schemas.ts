@@ -118,6 +118,8 @@ export function outputSchema(type: GraphQLOutputType, selections?: SelectionSetN
       const key = selection.alias?.value ?? field.name;
       properties[key] = {
         ...outputSchema(field.type, selection.selectionSet),
+        // What a field says of its values beyond its type (an `ID` that is a UUID).
+        ...(field.extensions as { jsonSchema?: Json }).jsonSchema,
         ...(field.description ? { description: field.description } : {}),
       };
       if (isNonNullType(field.type)) required.push(key);

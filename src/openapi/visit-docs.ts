@@ -32,6 +32,36 @@ const FAMILY_ORDER = {
 };
 
 export const visitDocs: Record<string, RouteDocs> = {
+  listMyTickets: {
+    summary: 'List your tickets',
+    description:
+      "Your own tickets (staff too: their own, not everyone's), ordered by ticket date, then purchase time, with their `status` (`valid`, `used`, `cancelled`); `startDate` and `endDate` bound the ticket dates when given (`endDate` before `startDate`: 400). Paged as the other lists, with `Link` and `X-Total-Count`. GraphQL: `me { tickets { … } }`, which can also bring each ticket's event.",
+    tags: ['Tickets'],
+    responseSchema: 'TicketCollection',
+    examples: {
+      response: {
+        ListMyTicketsResponseExample: { summary: 'Your tickets', value: FAMILY_ORDER.tickets },
+      },
+    },
+  },
+  getSpecialEventAvailability: {
+    summary: 'Get special event availability',
+    description:
+      'Each date of a special event, ascending, with its `capacity` and the tickets it has `remaining` (both left out when the event is unlimited), exact at the time of reading: the counters purchases and cancellations keep. Staff also see `sold`. Unknown or deleted event: 404.',
+    tags: ['Events'],
+    responseSchema: 'EventAvailability',
+    examples: {
+      response: {
+        GetSpecialEventAvailabilityResponseExample: {
+          summary: 'Two dates, one nearly sold out',
+          value: [
+            { date: '2030-09-05', capacity: 40, remaining: 3 },
+            { date: '2030-09-08', capacity: 40, remaining: 40 },
+          ],
+        },
+      },
+    },
+  },
   cancelTicket: {
     problems: ['conflict'],
     summary: 'Cancel a ticket',

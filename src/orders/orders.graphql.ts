@@ -2,6 +2,7 @@ import { AccountType } from '../accounts/accounts.graphql.ts';
 import { pageOf, paginationSchema } from '../common/pagination.ts';
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
+import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs } from '../graphql/pagination.ts';
 import { cancelOrderTickets } from '../tickets/cancellation.ts';
 import { checkIdempotencyKey } from '../tickets/idempotency.ts';
@@ -11,7 +12,9 @@ import { getOrder, listOrders, type OrderView, placeOrder } from './orders.servi
 
 export const OrderType = builder.objectRef<OrderView>('Order').implement({
   description: 'Tickets bought together, all or none, as their buyer (or staff) sees them.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
+    id: t.id({ description: 'Global id (Node).', resolve: (order) => globalId('Order', order.orderId) }),
     orderId: t.expose('orderId', { type: 'UUID' }),
     email: t.exposeString('email', { description: 'Where the tickets are sent.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

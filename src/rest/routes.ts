@@ -62,7 +62,7 @@ export const routes: Route[] = [
     path: '/museum-hours',
     query: ['startDate', ...page],
     document: `query getMuseumHours($startDate: Date, $page: Int, $limit: Int) {
-      museumHours(startDate: $startDate, page: $page, limit: $limit) { date timeOpen timeClose } }`,
+      museumHours(startDate: $startDate, page: $page, limit: $limit) { date timeOpen timeClose remaining } }`,
     status: 200,
     paged: true,
   },
@@ -117,6 +117,15 @@ export const routes: Route[] = [
     document: `mutation deleteSpecialEvent($eventId: UUID!, $ifMatch: String) {
       deleteSpecialEvent(eventId: $eventId, ifMatch: $ifMatch) }`,
     status: 204,
+    notFound: 'There is no special event with that eventId',
+  },
+  {
+    operationId: 'getSpecialEventAvailability',
+    method: 'GET',
+    path: '/special-events/:eventId/availability',
+    document: `query getSpecialEventAvailability($eventId: UUID!) {
+      specialEventAvailability(eventId: $eventId) { date capacity remaining sold } }`,
+    status: 200,
     notFound: 'There is no special event with that eventId',
   },
   {
@@ -198,6 +207,18 @@ export const routes: Route[] = [
     document: `mutation checkIn($input: CheckInInput!) { checkIn(input: $input) { ${TICKET_FIELDS} } }`,
     status: 201,
     location: (ticket) => `/tickets/${ticket.ticketId}`,
+  },
+  {
+    operationId: 'listMyTickets',
+    method: 'GET',
+    path: '/tickets',
+    query: ['startDate', 'endDate', ...page],
+    document: `query listMyTickets($startDate: Date, $endDate: Date, $page: Int, $limit: Int) {
+      myTickets(startDate: $startDate, endDate: $endDate, page: $page, limit: $limit) {
+        items { ${TICKET_FIELDS} } total } }`,
+    status: 200,
+    paged: 'items',
+    cacheControl: 'no-store',
   },
   {
     operationId: 'createWebhookSubscription',

@@ -1,5 +1,6 @@
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
+import { globalId, NodeInterface } from '../graphql/node.ts';
 import { cancelTicket } from './cancellation.ts';
 import { checkIdempotencyKey } from './idempotency.ts';
 import { TICKET_TYPES } from './ticket.entity.ts';
@@ -70,7 +71,9 @@ export const TicketStatusEnum = builder.enumType('TicketStatus', {
 
 export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
   description: 'A purchased ticket, as its owner (or staff, or a gate) sees it.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
+    id: t.id({ description: 'Global id (Node).', resolve: (ticket) => globalId('Ticket', ticket.ticketId) }),
     message: t.exposeString('message'),
     ticketId: t.expose('ticketId', { type: 'UUID' }),
     ticketType: t.expose('ticketType', { type: TicketKindEnum }),

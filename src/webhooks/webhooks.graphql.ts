@@ -1,6 +1,7 @@
 import { pageOf, paginationSchema } from '../common/pagination.ts';
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
+import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs, pageType } from '../graphql/pagination.ts';
 import { webhookSubscriptionSchema } from './webhooks.rules.ts';
 import {
@@ -18,8 +19,14 @@ import {
 const WebhookSubscriptionType = builder.objectRef<WebhookSubscriptionView>('WebhookSubscription').implement({
   description:
     'An endpoint told of every special event created or changed: a POST of the event, signed as Standard Webhooks define (https://www.standardwebhooks.com).',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
+    id: t.id({
+      description:
+        "The subscription's UUID, which is also its global id (Node): it was named `id` before global ids were.",
+      resolve: (subscription) => globalId('WebhookSubscription', subscription.id),
+      extensions: { jsonSchema: { format: 'uuid' } },
+    }),
     url: t.exposeString('url', { description: 'Where the messages are POSTed.' }),
     description: t.exposeString('description', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

@@ -1,0 +1,58 @@
+// node(id) and nodes(ids): any object with a global id (node.ts) fetched again, as its own root field shows it
+// to the caller — null wherever that field would answer null (someone else's ticket) or refuse.
+import { z } from 'zod';
+import { getAccount } from '../accounts/accounts.service.ts';
+import type { Principal } from '../accounts/authenticator.ts';
+import { MAX_PAGE_SIZE } from '../common/pagination.ts';
+import type { RequestContext } from '../context.ts';
+import { loadEvent } from '../events/event-loads.ts';
+import { getOrder } from '../orders/orders.service.ts';
+import { loadTicket } from '../tickets/ticket-loads.ts';
+import { getSubscription } from '../webhooks/webhooks.service.ts';
+import { scopesOf } from './auth-scopes.ts';
+import { builder } from './builder.ts';
+import { asNode, NodeInterface, parseGlobalId } from './node.ts';
+
+/** The object `id` names, if the caller may see it, marked with its type. */
+async function findNode(id: string, { deps, shared, principal }: RequestContext): Promise<object | null> {
+  const named = parseGlobalId(id);
+  if (!named) return null;
+  const viewer = principal as Principal;
+  const scopes = scopesOf(viewer);
+  const { sql } = deps.db;
+  switch (named.type) {
+    case 'SpecialEvent':
+      return scopes.visitor ? asNode(named.type, await loadEvent(sql, shared, named.key)) : null;
+    case 'Ticket':
+      return asNode(named.type, await loadTicket(sql, shared, viewer, named.key));
+    case 'Account':
+      return asNode(named.type, await getAccount(sql, viewer, named.key));
+    case 'Order':
+      return scopes.visitor ? asNode(named.type, await getOrder(sql, viewer, named.key)) : null;
+    case 'WebhookSubscription':
+      return scopes.staff ? asNode(named.type, await getSubscription(sql, named.key)) : null;
+  }
+}
+
+builder.queryFields((t) => ({
+  node: t.field({
+    type: NodeInterface,
+    nullable: true,
+    description:
+      "The object a global id names, as its own root field would show it to you: null when there is none you may see (someone else's ticket, as `ticket(ticketId)`), or the id names nothing.",
+    authScopes: { authenticated: true },
+    args: { id: t.arg.id() },
+    resolve: (_root, { id }, context) => findNode(String(id), context),
+  }),
+  nodes: t.field({
+    type: [NodeInterface],
+    nullable: { list: false, items: true },
+    description: `The objects of at most ${MAX_PAGE_SIZE} global ids, in their order, each as node(id) answers it.`,
+    authScopes: { authenticated: true },
+    args: { ids: t.arg.idList() },
+    validate: z.object({
+      ids: z.array(z.unknown()).max(MAX_PAGE_SIZE, `must hold at most ${MAX_PAGE_SIZE} ids`),
+    }),
+    resolve: (_root, { ids }, context) => Promise.all(ids.map((id) => findNode(String(id), context))),
+  }),
+}));

@@ -1,0 +1,120 @@
+// What the graph's edges read of tickets, batched per request (src/graphql/batch.ts).
+import type { Principal } from '../accounts/authenticator.ts';
+import { invalidField } from '../common/errors.ts';
+import { type ListPage, offsetOf, type Page } from '../common/pagination.ts';
+import { type Queryable, statement } from '../db/sql.ts';
+import { loadBatched } from '../graphql/batch.ts';
+import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
+import { readsAnyTicket, TICKET_VIEW_JSON, type TicketView } from './ticket-view.ts';
+
+// Owner, staff or gate ($2) only, as ticket_by_id.
+const TICKETS_BY_ID = statement(
+  'tickets_by_id',
+  `select t.id, ${TICKET_VIEW_JSON} as ticket
+   from ticket t left join special_event e on e.id = t.event_id
+   where t.id = any($1::uuid[]) and ($2::boolean or t.account_id = $3::uuid)`,
+);
+
+/** A ticket as getTicket shows it (null for anyone but its owner, staff or a gate), read in batches. */
+export async function loadTicket(
+  sql: Queryable,
+  shared: Map<string, unknown>,
+  viewer: Principal,
+  ticketId: string,
+): Promise<TicketView | null> {
+  const ticket = await loadBatched(shared, 'tickets.byId', ticketId, async (ids) => {
+    const rows = await sql.query<{ id: string; ticket: TicketView }>(TICKETS_BY_ID, [
+      ids,
+      readsAnyTicket(viewer),
+      viewer.id,
+    ]);
+    return new Map(rows.map((row) => [row.id, row.ticket]));
+  });
+  return ticket ?? null;
+}
+
+/** The ticket dates a list of an account's tickets covers; either end may be left out. */
+export interface TicketRange {
+  startDate?: string | null;
+  endDate?: string | null;
+}
+
+// The tickets of each account of $1 with a date in [$2, $3] (either end null: open), one page ($4, $5) of
+// them by ticket date, then purchase time, and how many there are over all pages.
+const TICKETS_OF_ACCOUNTS = statement(
+  'tickets_of_accounts',
+  `select a.id as "accountId",
+          (select count(*)::int from ticket t
+           where t.account_id = a.id
+             and ($2::date is null or t.ticket_date >= $2::date)
+             and ($3::date is null or t.ticket_date <= $3::date)) as total,
+          coalesce((
+            select json_agg(page.ticket order by page.ticket_date, page.created_at, page.id)
+            from (
+              select ${TICKET_VIEW_JSON} as ticket, t.ticket_date, t.created_at, t.id
+              from ticket t left join special_event e on e.id = t.event_id
+              where t.account_id = a.id
+                and ($2::date is null or t.ticket_date >= $2::date)
+                and ($3::date is null or t.ticket_date <= $3::date)
+              order by t.ticket_date, t.created_at, t.id
+              limit $4::int offset $5::bigint
+            ) page
+          ), '[]') as items
+   from unnest($1::uuid[]) as a(id)`,
+);
+
+/** One page of an account's own tickets, ordered by ticket date then purchase time, and their total. */
+export async function loadTicketsOf(
+  sql: Queryable,
+  shared: Map<string, unknown>,
+  accountId: string,
+  range: TicketRange,
+  page: Page,
+): Promise<ListPage<TicketView>> {
+  const { startDate = null, endDate = null } = range;
+  if (startDate && endDate && endDate < startDate) {
+    throw invalidField('endDate', `must not be before startDate (${startDate})`);
+  }
+  const name = `tickets.ofAccount/${startDate}/${endDate}/${page.page}/${page.limit}`;
+  const loaded = await loadBatched(shared, name, accountId, async (ids) => {
+    const rows = await sql.query<{ accountId: string } & ListPage<TicketView>>(TICKETS_OF_ACCOUNTS, [
+      ids,
+      startDate,
+      endDate,
+      page.limit,
+      offsetOf(page),
+    ]);
+    return new Map(rows.map(({ accountId: id, ...tickets }) => [id, tickets]));
+  });
+  return loaded ?? { items: [], total: 0 };
+}
+
+// General admission left on each day of $1 under a daily capacity of $2: the counter purchases keep, or before
+// the first sale under the capacity, the general tickets not cancelled, as a purchase would count them.
+const GENERAL_REMAINING = statement(
+  'general_remaining',
+  `select to_char(days.day, 'YYYY-MM-DD') as date,
+          greatest($2::int - coalesce(
+            (select c.sold from ticket_sales c where c.scope = '${GENERAL_ADMISSION}' and c.date = days.day),
+            (select count(*)::int from ticket t
+             where t.ticket_type = 'general' and t.ticket_date = days.day and t.cancelled_at is null)), 0) as remaining
+   from unnest($1::date[]) as days(day)`,
+);
+
+/** General admission tickets left on `date` under `dailyCapacity`; null when unlimited. */
+export async function loadGeneralRemaining(
+  sql: Queryable,
+  shared: Map<string, unknown>,
+  date: string,
+  dailyCapacity: number | null,
+): Promise<number | null> {
+  if (dailyCapacity === null) return null;
+  const remaining = await loadBatched(shared, 'tickets.generalRemaining', date, async (dates) => {
+    const rows = await sql.query<{ date: string; remaining: number }>(GENERAL_REMAINING, [
+      dates,
+      dailyCapacity,
+    ]);
+    return new Map(rows.map((row) => [row.date, row.remaining]));
+  });
+  return remaining ?? dailyCapacity;
+}
