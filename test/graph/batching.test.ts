@@ -1,0 +1,100 @@
+// Batched, bounded (issue 24): a page's SQL statements grow with the depth of its query, never with its size.
+// Each query is counted at page sizes 1 and 30 (a week for days); the counts must be equal.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../../src/common/dates.ts';
+import { eventBody, farWindow, type TestResponse, upcoming } from '../support/museum.ts';
+import { statementsSentBy } from '../support/statements.ts';
+import { useMuseum } from '../support/use-museum.ts';
+
+const museum = useMuseum({ MUSEUM_DAILY_CAPACITY: '100' });
+
+const START = upcoming([1], 0, farWindow(2));
+const WEEK = Array.from({ length: 7 }, (_, i) => addDays(START, i));
+const OPEN = WEEK.slice(0, 5);
+
+/** Statements of a query sent once before (credentials cached, statements prepared), and its data. */
+async function statementsOf(query: string, variables: Record<string, unknown>) {
+  const send = () => museum.graphql(query, variables, { as: 'visitor' });
+  await send();
+  const { response, statements } = await statementsSentBy<TestResponse>(send);
+  if (response.body.errors) throw new Error(response.text);
+  return { data: response.body.data, statements: statements.length };
+}
+
+beforeAll(async () => {
+  // 30 events, each on every open day of the week, some with a capacity; 30 tickets of the visitor's for them.
+  for (let i = 0; i < 30; i++) {
+    const created = await museum.rest('POST', '/special-events', {
+      as: 'staff',
+      body: eventBody({
+        name: `Event ${String(i).padStart(2, '0')}`,
+        dates: OPEN,
+        capacity: i % 2 ? 50 : null,
+      }),
+    });
+    if (created.status !== 201) throw new Error(created.text);
+    const ticket = await museum.rest('POST', '/tickets', {
+      as: 'visitor',
+      body: {
+        ticketType: 'event',
+        eventId: created.body.eventId,
+        ticketDate: OPEN[i % 5],
+        email: 'a@example.com',
+      },
+    });
+    if (ticket.status !== 201) throw new Error(ticket.text);
+  }
+}, 120_000);
+
+describe('statements per query do not grow with the page', () => {
+  it('a page of events with their availability', async () => {
+    const query = `query($limit: Int) { specialEventPage(startDate: "${START}", endDate: "${WEEK[6]}", limit: $limit) {
+      total items { id name availability { date capacity remaining } } } }`;
+    const one = await statementsOf(query, { limit: 1 });
+    const thirty = await statementsOf(query, { limit: 30 });
+    expect(thirty.data.specialEventPage.items).toHaveLength(30);
+    expect(thirty.data.specialEventPage.items[1].availability).toHaveLength(5);
+    expect(thirty.data.specialEventPage.items[1].availability[0]).toMatchObject({ capacity: 50 });
+    expect(one.statements).toBe(2);
+    expect(thirty.statements).toBe(one.statements);
+  });
+
+  it('a week of days with their events, what is left of them, and general admission left', async () => {
+    const query = `query($limit: Int) { museumHours(startDate: "${START}", limit: $limit) {
+      date remaining events(limit: 30) { name availability { remaining } } } }`;
+    const one = await statementsOf(query, { limit: 1 });
+    const week = await statementsOf(query, { limit: 30 });
+    expect(week.data.museumHours.length).toBeGreaterThanOrEqual(5);
+    expect(week.data.museumHours.slice(0, 5).map((day: { events: unknown[] }) => day.events.length)).toEqual([
+      30, 30, 30, 30, 30,
+    ]);
+    expect(week.data.museumHours[0].remaining).toBe(100);
+    expect(one.statements).toBe(4);
+    expect(week.statements).toBe(one.statements);
+  });
+
+  it("30 tickets with their events, and each event's availability", async () => {
+    const query = `query($limit: Int) { me { tickets(limit: $limit) {
+      total items { id ticketDate event { name availability { remaining } } } } } }`;
+    const one = await statementsOf(query, { limit: 1 });
+    const thirty = await statementsOf(query, { limit: 30 });
+    expect(thirty.data.me.tickets.items).toHaveLength(30);
+    expect(thirty.data.me.tickets.items.every((t: { event: unknown }) => t.event !== null)).toBe(true);
+    expect(one.statements).toBe(3);
+    expect(thirty.statements).toBe(one.statements);
+  });
+
+  it('nodes of 30 tickets and their events', async () => {
+    const page = await museum.graphql(
+      '{ me { tickets(limit: 30) { items { id } } } }',
+      {},
+      { as: 'visitor' },
+    );
+    const ids = page.body.data.me.tickets.items.map((t: { id: string }) => t.id);
+    const query = 'query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Ticket { event { name } } } }';
+    const one = await statementsOf(query, { ids: ids.slice(0, 1) });
+    const thirty = await statementsOf(query, { ids });
+    expect(thirty.data.nodes).toHaveLength(30);
+    expect(thirty.statements).toBe(one.statements);
+  });
+});
