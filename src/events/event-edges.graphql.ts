@@ -35,6 +35,8 @@ builder.objectFields(SpecialEventType, (t) => ({
   availability: t.field({
     type: [EventDateAvailabilityType],
     description: 'Each date of the event, ascending, with the tickets it has left.',
+    // An event has 1 to 366 dates; query-cost.ts counts a typical 10.
+    extensions: { listSize: 10 },
     resolve: (event, _args, { deps, shared }) => loadAvailability(deps.db.sql, shared, event.eventId),
   }),
 }));
@@ -88,6 +90,7 @@ builder.queryField('specialEventAvailability', (t) =>
       'What specialEvent(eventId) { availability } answers; null when there is no such event (REST: GET /special-events/{eventId}/availability).',
     authScopes: { visitor: true },
     args: { eventId: t.arg({ type: 'UUID' }) },
+    extensions: { listSize: 10 },
     // Every event has a date: no dates means no such event.
     resolve: async (_root, { eventId }, { deps, shared }) => {
       const dates = await loadAvailability(deps.db.sql, shared, eventId);

@@ -1,4 +1,3 @@
-import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
@@ -14,6 +13,7 @@ import {
   type ValidationRule,
   validate,
 } from 'graphql';
+import { costError, queryCostRule } from './query-cost.ts';
 
 /**
  * What one GraphQL operation may ask for. The REST routes' fixed documents use a fraction of each (a test
@@ -28,7 +28,7 @@ export const QUERY_LIMITS = {
   directives: 10,
   /** Lexical tokens of the document: bounds parsing work before anything else runs. */
   tokens: 2_000,
-  /** graphql-armor's cost: 2 per object field, 1 per scalar, times 1.5 per level of depth. */
+  /** 2 per object field, 1 per value, times the items of every page it sits in (query-cost.ts). */
   cost: 2_000,
 } as const;
 
@@ -64,13 +64,12 @@ const LIMIT_RULES: ValidationRule[] = [
   }),
   maxAliasesRule({ n: QUERY_LIMITS.aliases, ...common('aliases') }),
   maxDirectivesRule({ n: QUERY_LIMITS.directives, ...common('directives') }),
-  costLimitRule({
-    maxCost: QUERY_LIMITS.cost,
-    ignoreIntrospection: true,
-    flattenFragments: true,
-    ...common('cost'),
-  }),
 ] as unknown as ValidationRule[];
+LIMIT_RULES.push(
+  queryCostRule((context, cost) => {
+    if (cost > QUERY_LIMITS.cost) report('cost')(context, costError(QUERY_LIMITS.cost, cost));
+  }),
+);
 
 /** Whether the document has more lexical tokens than the limit; lexing stops there (or at a syntax error). */
 function tooManyTokens(query: string): boolean {
@@ -101,11 +100,8 @@ export function measureQuery(schema: GraphQLSchema, document: DocumentNode): Rec
     maxDepthRule({ n: Infinity, ignoreIntrospection: true, flattenFragments: true, ...record('depth') }),
     maxAliasesRule({ n: Infinity, ...record('aliases') }),
     maxDirectivesRule({ n: Infinity, ...record('directives') }),
-    costLimitRule({
-      maxCost: Infinity,
-      ignoreIntrospection: true,
-      flattenFragments: true,
-      ...record('cost'),
+    queryCostRule((_context, cost) => {
+      measured.cost = Math.max(measured.cost, cost);
     }),
   ] as unknown as ValidationRule[]);
   const lexer = new Lexer(document.loc!.source);

@@ -20,6 +20,7 @@ export const OrderType = builder.objectRef<OrderView>('Order').implement({
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     tickets: t.expose('tickets', {
       type: [TicketType],
+      extensions: { listSize: MAX_ORDER_TICKETS },
       description:
         'In the order of the lines. Each has its own ticketId and confirmationCode; its QR code is at GET /tickets/{ticketId}/qr.',
     }),

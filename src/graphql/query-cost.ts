@@ -1,0 +1,92 @@
+// What a query costs, counting every object and value it can bring back: a field costs 2 when it brings an
+// object, 1 when a value, times the items of every page it sits in. A field with a `limit` argument (or
+// `ids`) multiplies what lies beneath it by that many (its default when left out, the most it allows when a
+// variable), and a list no argument bounds by the size its field declares (`extensions.listSize`), so a
+// nested list multiplies. Fragments are flattened; introspection is free.
+import {
+  type ASTVisitor,
+  type FieldNode,
+  GraphQLError,
+  type GraphQLField,
+  type GraphQLNamedType,
+  getNamedType,
+  isLeafType,
+  Kind,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValueNode,
+} from 'graphql';
+import { MAX_PAGE_SIZE } from '../common/pagination.ts';
+
+type Field = GraphQLField<unknown, unknown>;
+
+/** How many items a field's `limit` (or `ids`) argument asks for, or its declared list size, else 1. */
+function itemsOf(field: Field, node: FieldNode): number {
+  for (const name of ['limit', 'ids']) {
+    const arg = field.args.find((a) => a.name === name);
+    if (!arg) continue;
+    const value: ValueNode | undefined = node.arguments?.find((a) => a.name.value === name)?.value;
+    if (value?.kind === Kind.INT) return Math.max(1, Math.min(Number(value.value), MAX_PAGE_SIZE));
+    if (value?.kind === Kind.LIST) return Math.max(1, value.values.length);
+    if (!value && typeof arg.defaultValue === 'number') return arg.defaultValue;
+    return MAX_PAGE_SIZE;
+  }
+  const declared = (field.extensions as { listSize?: number }).listSize;
+  return typeof declared === 'number' ? declared : 1;
+}
+
+function selectionCost(
+  context: ValidationContext,
+  type: GraphQLNamedType,
+  selections: SelectionSetNode,
+  seen: Set<string>,
+): number {
+  let cost = 0;
+  for (const selection of selections.selections) {
+    if (selection.kind === Kind.FIELD) {
+      const name = selection.name.value;
+      if (name.startsWith('__')) continue;
+      const field = 'getFields' in type ? (type.getFields() as Record<string, Field>)[name] : undefined;
+      if (!field) continue;
+      const inner = getNamedType(field.type);
+      if (isLeafType(inner) || !selection.selectionSet) {
+        cost += 1;
+        continue;
+      }
+      cost += 2 + itemsOf(field, selection) * selectionCost(context, inner, selection.selectionSet, seen);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      const condition = selection.typeCondition
+        ? context.getSchema().getType(selection.typeCondition.name.value)
+        : type;
+      cost += selectionCost(context, condition ?? type, selection.selectionSet, seen);
+    } else {
+      const name = selection.name.value;
+      const fragment = context.getFragment(name);
+      if (!fragment || seen.has(name)) continue;
+      const condition = context.getSchema().getType(fragment.typeCondition.name.value) ?? type;
+      cost += selectionCost(context, condition, fragment.selectionSet, new Set([...seen, name]));
+    }
+  }
+  return cost;
+}
+
+/** Each operation's cost, reported to `onCost` (the rule of query-limits.ts compares it with the limit). */
+export const queryCostRule =
+  (onCost: (context: ValidationContext, cost: number) => void) =>
+  (context: ValidationContext): ASTVisitor => ({
+    OperationDefinition(operation) {
+      const schema = context.getSchema();
+      const root =
+        operation.operation === 'query'
+          ? schema.getQueryType()
+          : operation.operation === 'mutation'
+            ? schema.getMutationType()
+            : schema.getSubscriptionType();
+      if (root) onCost(context, selectionCost(context, root, operation.selectionSet, new Set()));
+      return false;
+    },
+  });
+
+/** The refusal of a query that costs more than `max`. */
+export const costError = (max: number, cost: number) =>
+  new GraphQLError(`Query cost limit of ${max} exceeded, found ${cost}.`);
