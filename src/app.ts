@@ -20,6 +20,7 @@ import { createMetrics } from './http/metrics.ts';
 import { pagesTable } from './http/pages.ts';
 import { createPipeline, type Pipeline } from './http/pipeline.ts';
 import type { HttpRequest } from './http/request.ts';
+import { createWebSockets, type WebSockets } from './http/websocket.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { useRefusalBodies } from './plugins/use-refusal-bodies.ts';
 import { createRestHandler } from './rest/adapter.ts';
@@ -34,6 +35,8 @@ export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
 
 export interface App extends Pipeline {
   yoga: Yoga;
+  /** GraphQL over WebSocket at /graphql: node:http's `upgrade` listener, and the sockets' end. */
+  websockets: WebSockets;
 }
 
 const GRAPHQL_ENDPOINT = '/graphql';
@@ -47,6 +50,7 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
   const metrics = deps.config.metrics
     ? createMetrics(deps.db, {
         openSubscriptions: () => deps.feed.size(),
+        openWebSockets: () => websockets.size(),
         webhookBacklog: () => webhookBacklog(deps.db.sql),
       })
     : undefined;
@@ -70,6 +74,16 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     record: metrics?.operation,
   });
   const yoga = createGraphQLServer(deps, mask, runOperation);
+  const websockets = createWebSockets({
+    path: GRAPHQL_ENDPOINT,
+    schema,
+    runOperation,
+    authenticator: deps.authenticator,
+    corsOrigins: deps.config.corsOrigins,
+    trustProxy: deps.config.trustProxy,
+    maxPerClient: deps.config.websocketsPerClient,
+    logger: deps.logger,
+  });
   const pipeline = createPipeline({
     pages: pagesTable({ db: deps.db, isDraining: options.isDraining ?? (() => false), metrics }),
     graphqlPath: GRAPHQL_ENDPOINT,
@@ -84,7 +98,7 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     metrics,
     logger: deps.logger,
   });
-  return { ...pipeline, yoga };
+  return { ...pipeline, yoga, websockets };
 }
 
 /** What a yoga request carries from the pipeline: the request it came as. */
@@ -151,7 +165,10 @@ function createGraphQLServer(
 export interface Museum {
   app: App;
   deps: AppDeps;
-  /** Ends the open `specialEventPublished` streams, so that a draining server has no request left waiting. */
+  /**
+   * Ends the open `specialEventPublished` streams and closes the WebSockets (1001: clients reconnect
+   * elsewhere), so that a draining server has no request left waiting.
+   */
   endStreams(): Promise<void>;
   close(): Promise<void>;
 }
@@ -203,12 +220,17 @@ export async function openMuseum(
       );
     }, PURGE_INTERVAL_MS);
     purge.unref();
+    const app = createApp(deps, options);
     return {
-      app: createApp(deps, options),
+      app,
       deps,
-      endStreams: () => feed.close(),
+      async endStreams() {
+        await app.websockets.close();
+        await feed.close();
+      },
       async close() {
         clearInterval(purge);
+        await app.websockets.close();
         await feed.close();
         await webhooks?.close();
         await db.close();

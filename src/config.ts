@@ -94,6 +94,7 @@ export const configSchema = z.object({
   MUSEUM_WEBHOOK_ALLOW_PRIVATE: flag.default(false),
   MUSEUM_WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
   MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT: upTo(1_000).default(5),
+  MUSEUM_WEBSOCKETS_PER_CLIENT: upTo(10_000).default(20),
 });
 
 export type EnvConfig = z.infer<typeof configSchema>;
@@ -142,6 +143,8 @@ export interface Config {
   };
   /** Open `specialEventPublished` subscriptions one account may hold. */
   liveSubscriptionsPerAccount: number;
+  /** Open GraphQL-over-WebSocket sockets one client address may hold. */
+  websocketsPerClient: number;
 }
 
 export class ConfigError extends Error {}
@@ -219,5 +222,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       worker: e.MUSEUM_WEBHOOK_WORKER === 'on',
     },
     liveSubscriptionsPerAccount: e.MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT,
+    websocketsPerClient: e.MUSEUM_WEBSOCKETS_PER_CLIENT,
   };
 }

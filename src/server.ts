@@ -106,6 +106,7 @@ const museum = await openWithRetry();
 // an idle instance holds ~20 MB less. `npm start` passes --expose-gc for it; elsewhere it is skipped.
 globalThis.gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 handle = museum.app.handleNode;
+server.on('upgrade', (req, socket, head) => museum.app.websockets.handleUpgrade(req, socket, head));
 const address = server.address();
 const port = typeof address === 'object' && address ? address.port : config.port;
 logger.info('museum api listening', { url: `http://${config.host}:${port}`, database: config.database.kind });

@@ -27,7 +27,11 @@ export interface Metrics {
  */
 export function createMetrics(
   db: Database,
-  live: { openSubscriptions(): number; webhookBacklog(): Promise<WebhookBacklog> },
+  live: {
+    openSubscriptions(): number;
+    openWebSockets(): number;
+    webhookBacklog(): Promise<WebhookBacklog>;
+  },
 ): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -86,6 +90,14 @@ export function createMetrics(
     registers: [registry],
     collect() {
       this.set(live.openSubscriptions());
+    },
+  });
+  new Gauge({
+    name: 'websocket_connections',
+    help: 'Open GraphQL-over-WebSocket sockets on this instance.',
+    registers: [registry],
+    collect() {
+      this.set(live.openWebSockets());
     },
   });
   // The outbox is the database's, shared by every instance; one statement serves both gauges of a scrape.

@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type DocumentNode, type ExecutionArgs, type GraphQLSchema, parse } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { Authenticator } from '../accounts/authenticator.ts';
+import type { OperationParams, RunOperation } from '../graphql/operations.ts';
+import type { Logger } from '../logger.ts';
+import { addressOf, type TrustedProxies } from './client-address.ts';
+import { BODY_LIMIT_BYTES, type HttpRequest } from './request.ts';
+
+/** A socket that answers no pong for this long is gone: it is closed, and its subscriptions end. */
+const KEEP_ALIVE_MS = 30_000;
+/** A client that opens a socket and says nothing (no connection_init) within this is closed with 4408. */
+const CONNECTION_INIT_WAIT_MS = 3_000;
+
+export interface WebSocketOptions {
+  path: string;
+  schema: GraphQLSchema;
+  runOperation: RunOperation;
+  authenticator: Authenticator;
+  corsOrigins: string[];
+  trustProxy: TrustedProxies;
+  /** Open sockets one client address may hold; the next upgrade is answered 429. */
+  maxPerClient: number;
+  logger: Logger;
+}
+
+export interface WebSockets {
+  /** node:http's `upgrade` listener: GraphQL over WebSocket (graphql-ws's protocol) at `path`. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Open sockets, for the metrics. */
+  size(): number;
+  /** Closes every socket with 1001 (going away), so clients reconnect to another instance. */
+  close(): Promise<void>;
+}
+
+/** What a socket keeps from its upgrade and its connection_init. */
+interface Connection {
+  address: string;
+  header: (name: string) => string | null;
+  /** The credentials checked at connection_init: from its payload, else from the upgrade's header. */
+  authorization: string | null;
+  account?: string;
+  /** Each running operation's end: the client's complete, or the socket's close, ends its stream's source. */
+  operations: Map<string, AbortController>;
+}
+
+// graphql-ws picks execute or subscribe by the document's operation; the runner parses the real document
+// itself (one cache, one set of rules) and answers either a result or a stream, which graphql-ws takes
+// from either function alike. So graphql-ws is handed this stand-in, never parses, and never executes.
+const STAND_IN: DocumentNode = parse('query RunOperation { __typename }');
+
+interface RunContext {
+  run: () => ReturnType<RunOperation>;
+}
+
+/**
+ * GraphQL over WebSocket, as the `graphql-ws` package (graphql-transport-ws) speaks it, for Apollo Client's
+ * GraphQLWsLink, urql, Relay and gateways. Every message runs through the one operation runner, exactly as a
+ * POST does: credentials checked once at connection_init (a wrong or throttled one closes the socket with
+ * 4403, counted as a failed login), the auth gate, limits, deadlines and subscription caps per operation.
+ * Browsers may open a socket only from this origin or an allowed one (cross-site WebSocket hijacking).
+ */
+export function createWebSockets(options: WebSocketOptions): WebSockets {
+  const { logger, runOperation } = options;
+  const allowedOrigins = new Set(options.corsOrigins);
+  const perClient = new Map<string, number>();
+  const connections = new WeakMap<IncomingMessage, Connection>();
+  const server = new WebSocketServer({ noServer: true, maxPayload: BODY_LIMIT_BYTES });
+
+  useServer<Record<string, unknown>, { request: IncomingMessage; socket: unknown }>(
+    {
+      schema: options.schema,
+      connectionInitWaitTimeout: CONNECTION_INIT_WAIT_MS,
+      async onConnect(ctx) {
+        const connection = connections.get(ctx.extra.request);
+        if (!connection) return false;
+        const given = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
+        connection.authorization = typeof given === 'string' ? given : connection.header('authorization');
+        const auth = await options.authenticator.authenticate(connection.authorization, connection.address);
+        if (auth.status === 'rejected' || auth.status === 'throttled') {
+          logger.info('websocket refused', { reason: auth.status, address: connection.address });
+          return false;
+        }
+        connection.account = auth.status === 'authenticated' ? auth.principal.name : undefined;
+        return true;
+      },
+      onSubscribe(ctx, id, payload) {
+        const connection = connections.get(ctx.extra.request)!;
+        const ended = new AbortController();
+        connection.operations.set(id, ended);
+        const transport = transportOf(connection, ended.signal, options.path);
+        const run: RunContext = {
+          run: () => runOperation(transport, payload as unknown as OperationParams),
+        };
+        return { schema: options.schema, document: STAND_IN, contextValue: run } as ExecutionArgs;
+      },
+      execute: (args: ExecutionArgs) => (args.contextValue as RunContext).run() as never,
+      subscribe: (args: ExecutionArgs) => (args.contextValue as RunContext).run() as never,
+      onComplete(ctx, id) {
+        const operations = connections.get(ctx.extra.request)?.operations;
+        operations?.get(id)?.abort();
+        operations?.delete(id);
+      },
+      onClose(ctx) {
+        const operations = connections.get(ctx.extra.request)?.operations;
+        for (const ended of operations?.values() ?? []) ended.abort();
+        operations?.clear();
+      },
+    },
+    server,
+    KEEP_ALIVE_MS,
+  );
+
+  /** The upgrade's refusal, as an HTTP answer on the raw socket (the WebSocket never opens). */
+  function refuse(socket: Duplex, status: number, reason: string, headers: Record<string, string> = {}) {
+    const body = JSON.stringify({ type: 'about:blank', title: reason, status, detail: reason });
+    const lines = [
+      `HTTP/1.1 ${status} ${reason}`,
+      'Content-Type: application/problem+json',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ];
+    socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+  }
+
+  /** Whether a browser's page may open a socket here: this origin, or one of CORS_ORIGINS. */
+  function originAllowed(req: IncomingMessage): boolean {
+    const origin = req.headers.origin;
+    if (origin === undefined) return true; // not a browser's page: its credentials are its own
+    if (allowedOrigins.has(origin)) return true;
+    const host = req.headers.host;
+    return origin === `http://${host}` || origin === `https://${host}`;
+  }
+
+  return {
+    handleUpgrade(req, socket, head) {
+      const pathname = (req.url ?? '/').split('?')[0];
+      if (pathname !== options.path) return refuse(socket, 404, 'Not Found');
+      if (!originAllowed(req)) {
+        logger.info('websocket refused', { reason: 'origin', origin: req.headers.origin });
+        return refuse(socket, 403, 'Forbidden');
+      }
+      const address = addressOf(req.socket.remoteAddress, req.headers['x-forwarded-for'], options.trustProxy);
+      const held = perClient.get(address) ?? 0;
+      if (held >= options.maxPerClient)
+        return refuse(socket, 429, 'Too Many Requests', { 'Retry-After': '5' });
+      server.handleUpgrade(req, socket, head, (websocket) => {
+        perClient.set(address, (perClient.get(address) ?? 0) + 1);
+        connections.set(req, {
+          address,
+          header: (name) => {
+            const value = req.headers[name];
+            return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+          },
+          authorization: null,
+          operations: new Map(),
+        });
+        websocket.once('close', () => {
+          const left = (perClient.get(address) ?? 1) - 1;
+          if (left > 0) perClient.set(address, left);
+          else perClient.delete(address);
+        });
+        server.emit('connection', websocket, req);
+      });
+    },
+    size: () => server.clients.size,
+    async close() {
+      const closed = [...server.clients].map(
+        (websocket) =>
+          new Promise<void>((resolve) => {
+            websocket.once('close', () => resolve());
+            websocket.close(1001, 'Going away');
+            // A client that does not answer the close is cut off.
+            setTimeout(() => {
+              websocket.terminate();
+              resolve();
+            }, 2_000).unref();
+          }),
+      );
+      await Promise.all(closed);
+    },
+  };
+}
+
+/** One operation's request, as the runner sees every request: the connection's credentials and address. */
+function transportOf(connection: Connection, signal: AbortSignal, path: string): HttpRequest {
+  return {
+    method: 'POST',
+    pathname: path,
+    search: '',
+    url: path,
+    header: (name) => (name === 'authorization' ? connection.authorization : connection.header(name)),
+    address: connection.address,
+    body: async () => null,
+    signal,
+    observation: { requestId: randomUUID(), route: path, account: connection.account },
+  };
+}

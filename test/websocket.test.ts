@@ -1,0 +1,276 @@
+// GraphQL over WebSocket (graphql-ws's protocol, graphql-transport-ws) on /graphql, driven by the graphql-ws
+// client that Apollo Client's GraphQLWsLink and urql's subscriptionExchange use, against started servers:
+// queries, mutations and subscriptions on the one operation runner, credentials at connection_init (a wrong
+// one closes with 4403 and counts as a failed login), the Origin rule, the per-client cap, and a draining
+// instance closing its sockets with 1001.
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Client, createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
+import { LOGIN_THROTTLE } from '../src/accounts/throttling.ts';
+import { codeBlocks, root } from './support/docs.ts';
+import { basic, eventBody, STAFF } from './support/museum.ts';
+import { eventually } from './support/receiver.ts';
+import { type RunningServer, spawnServerFor } from './support/server.ts';
+import { useMuseum } from './support/use-museum.ts';
+
+// Failed logins are slowed down on purpose, and servers are started: these tests take their time.
+vi.setConfig({ testTimeout: 120_000 });
+
+const museum = useMuseum();
+const STAFF_AUTH = basic(STAFF.name, STAFF.password);
+const PUBLISHED = 'subscription { specialEventPublished { eventId name } }';
+
+const wsUrl = (server: RunningServer) => `${server.url.replace('http:', 'ws:')}/graphql`;
+
+/** A graphql-ws client that does not retry, and tells how its socket closed. */
+function clientOf(server: RunningServer, authorization?: string) {
+  let resolveClosed: (event: { code: number; reason: string }) => void;
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+    resolveClosed = resolve;
+  });
+  const client: Client = createClient({
+    url: wsUrl(server),
+    webSocketImpl: WebSocket,
+    lazy: false,
+    retryAttempts: 0,
+    connectionParams: authorization ? { authorization } : {},
+    on: { closed: (event) => resolveClosed(event as { code: number; reason: string }) },
+    onNonLazyError: () => {},
+  });
+  return { client, closed };
+}
+
+/** The first result of an operation over the socket. */
+async function once(client: Client, query: string, variables?: Record<string, unknown>) {
+  const results = client.iterate({ query, variables });
+  const { value } = await results.next();
+  await results.return?.();
+  return value as { data?: Record<string, unknown>; errors?: { message: string; extensions?: object }[] };
+}
+
+/** An upgrade as a browser's page would send it (ws lets the test set Origin); the status it got. */
+function upgradeStatus(server: RunningServer, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(wsUrl(server), 'graphql-transport-ws', { headers });
+    socket.once('open', () => {
+      socket.close();
+      resolve(101);
+    });
+    socket.once('unexpected-response', (_request, response) => {
+      resolve(response.statusCode ?? 0);
+      socket.terminate();
+    });
+    socket.once('error', (error) => {
+      if (!/Unexpected server response/.test(String(error))) reject(error);
+    });
+  });
+}
+
+describe('GraphQL over WebSocket', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await spawnServerFor(museum, {
+      MUSEUM_WEBSOCKETS_PER_CLIENT: '3',
+      CORS_ORIGINS: 'https://app.example',
+    });
+  });
+  afterAll(() => server?.stop());
+
+  it('runs queries and mutations on the one runner, as a POST does', async () => {
+    const { client } = clientOf(server, STAFF_AUTH);
+    try {
+      expect(await once(client, '{ me { name role } }')).toEqual({
+        data: { me: { name: STAFF.name, role: 'staff' } },
+      });
+      const created = await once(
+        client,
+        'mutation Create($input: CreateSpecialEventInput!) { createSpecialEvent(input: $input) { eventId name } }',
+        { input: eventBody({ name: 'Sockets and Sculptures' }) },
+      );
+      expect(created.data?.createSpecialEvent).toMatchObject({ name: 'Sockets and Sculptures' });
+      // The query limits and input rules are the runner's: an input error names the field.
+      const refused = await once(client, '{ specialEvents(limit: 0) { name } }');
+      expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('subscribes: an event made over REST reaches the socket', async () => {
+    const { client } = clientOf(server, STAFF_AUTH);
+    try {
+      const events = client.iterate({ query: PUBLISHED });
+      const first = events.next();
+      await eventually(async () =>
+        /live_subscriptions 1$/m.test(await (await fetch(`${server.url}/metrics`)).text()),
+      );
+      const made = await fetch(`${server.url}/special-events`, {
+        method: 'POST',
+        headers: { authorization: STAFF_AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify(eventBody()),
+      });
+      expect(made.status).toBe(201);
+      const { eventId } = (await made.json()) as { eventId: string };
+      expect((await first).value).toEqual({
+        data: { specialEventPublished: expect.objectContaining({ eventId }) },
+      });
+      // The client's complete gives the subscription's place back.
+      await events.return?.();
+      await eventually(async () =>
+        /live_subscriptions 0$/m.test(await (await fetch(`${server.url}/metrics`)).text()),
+      );
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it("docs/live.md's graphql-ws client, run as pasted, receives an event", async () => {
+    const [example] = codeBlocks('docs/live.md', 'GraphQL over WebSocket', 'js');
+    // Written under node_modules so that its imports resolve to the project's packages.
+    const dir = join(root, 'node_modules', '.cache', 'museum-docs');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'live-websocket.mjs');
+    writeFileSync(
+      file,
+      example!
+        .replaceAll('ws://127.0.0.1:4000', wsUrl(server).replace('/graphql', ''))
+        .replaceAll('admin:change-me-now', `${STAFF.name}:${STAFF.password}`),
+    );
+    const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let printed = '';
+    child.stdout!.on('data', (chunk) => {
+      printed += chunk;
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      await eventually(async () =>
+        /live_subscriptions 1$/m.test(await (await fetch(`${server.url}/metrics`)).text()),
+      );
+      const made = await fetch(`${server.url}/special-events`, {
+        method: 'POST',
+        headers: { authorization: STAFF_AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify(eventBody()),
+      });
+      const { eventId } = (await made.json()) as { eventId: string };
+      expect(await exited).toBe(0);
+      expect(JSON.parse(printed)).toEqual({
+        data: { specialEventPublished: { eventId, name: expect.any(String) } },
+      });
+    } finally {
+      child.kill();
+      rmSync(file, { force: true });
+    }
+  });
+
+  it('refuses a subscription to a caller without an account, as the auth gate does over HTTP', async () => {
+    const { client } = clientOf(server);
+    try {
+      const refused = await once(client, PUBLISHED);
+      expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('closes with 4403 on wrong credentials', async () => {
+    const { closed } = clientOf(server, basic(STAFF.name, 'not-the-password'));
+    expect(await closed).toMatchObject({ code: 4403 });
+  });
+
+  it("refuses a browser's upgrade from another origin (403), allows this origin and CORS_ORIGINS", async () => {
+    expect(await upgradeStatus(server, { origin: 'https://evil.example' })).toBe(403);
+    expect(await upgradeStatus(server, { origin: 'https://app.example' })).toBe(101);
+    expect(await upgradeStatus(server, { origin: server.url })).toBe(101);
+    expect(await upgradeStatus(server, {})).toBe(101);
+  });
+
+  it('holds at most MUSEUM_WEBSOCKETS_PER_CLIENT sockets per client address (429), and /metrics counts them', async () => {
+    // The earlier tests' sockets are closed first.
+    await eventually(async () =>
+      /^websocket_connections 0$/m.test(await (await fetch(`${server.url}/metrics`)).text()),
+    );
+    const open = [clientOf(server, STAFF_AUTH), clientOf(server, STAFF_AUTH), clientOf(server, STAFF_AUTH)];
+    try {
+      await Promise.all(open.map(({ client }) => once(client, '{ me { name } }')));
+      expect(await (await fetch(`${server.url}/metrics`)).text()).toMatch(/^websocket_connections 3$/m);
+      expect(await upgradeStatus(server, {})).toBe(429);
+    } finally {
+      await Promise.all(open.map(({ client }) => client.dispose()));
+    }
+    await eventually(async () => (await upgradeStatus(server, {})) === 101);
+  });
+});
+
+describe('a WebSocket with wrong credentials', () => {
+  it('counts as a failed login: past the limit, HTTP is refused too (429, not 401)', async () => {
+    // A name of its own: the throttle's counters live in the database, which other tests' servers may share.
+    const server = await spawnServerFor(museum);
+    try {
+      const guess = (n: number) => basic('socket-guesser', `guess-${n}`);
+      const first = await fetch(`${server.url}/museum-hours?limit=1`, {
+        headers: { authorization: guess(0) },
+      });
+      expect(first.status).toBe(401);
+      for (let attempt = 1; attempt < LOGIN_THROTTLE.pairLimit; attempt++) {
+        const { closed } = clientOf(server, guess(attempt));
+        expect((await closed).code).toBe(4403);
+      }
+      const after = await fetch(`${server.url}/museum-hours?limit=1`, {
+        headers: { authorization: guess(99) },
+      });
+      expect(after.status).toBe(429);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('a draining instance', () => {
+  it('closes its sockets with 1001 (going away), so clients reconnect elsewhere', async () => {
+    const server = await spawnServerFor(museum);
+    const { client, closed } = clientOf(server, STAFF_AUTH);
+    try {
+      const events = client.iterate({ query: PUBLISHED });
+      void events.next().catch(() => {});
+      await eventually(async () =>
+        /live_subscriptions 1$/m.test(await (await fetch(`${server.url}/metrics`)).text()),
+      );
+      const stopped = server.stop();
+      expect(await closed).toMatchObject({ code: 1001 });
+      expect(await stopped).toBe(0);
+    } finally {
+      await client.dispose();
+      await server.stop();
+    }
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('several instances (PostgreSQL)', () => {
+  it('an event made through one instance reaches a socket on another', async () => {
+    const [first, second] = await Promise.all([spawnServerFor(museum), spawnServerFor(museum)]);
+    const { client } = clientOf(first, STAFF_AUTH);
+    try {
+      const events = client.iterate({ query: PUBLISHED });
+      const next = events.next();
+      await eventually(async () =>
+        /live_subscriptions 1$/m.test(await (await fetch(`${first.url}/metrics`)).text()),
+      );
+      const made = await fetch(`${second.url}/special-events`, {
+        method: 'POST',
+        headers: { authorization: STAFF_AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify(eventBody()),
+      });
+      const { eventId } = (await made.json()) as { eventId: string };
+      expect((await next).value).toEqual({
+        data: { specialEventPublished: expect.objectContaining({ eventId }) },
+      });
+      await events.return?.();
+    } finally {
+      await client.dispose();
+      await Promise.all([first.stop(), second.stop()]);
+    }
+  });
+});
