@@ -17,6 +17,7 @@ import { freePort } from './support/server.ts';
 const PASTED = [
   ['README.md', 'Trying it'],
   ['docs/api.md', 'Tickets that hold under load'],
+  ['docs/api.md', 'A page in one query: the graph'],
 ] as const;
 /** Run here with checks of their own, one example each. */
 const CONDITIONAL = ['docs/api.md', 'Caching, safe edits and trusted documents'] as const;
