@@ -1,0 +1,177 @@
+// The front-end clients' own WebSocket set-ups against started servers: Apollo Client 4 (split: HTTP for
+// queries, GraphQLWsLink for subscriptions) and urql (subscriptionExchange over graphql-ws), each receiving an
+// event made through another instance (over PostgreSQL; one instance on the embedded database); and a
+// graphql-ws client that reconnects to the other instance when its own drains (1001), resubscribed.
+import { ApolloClient, gql, HttpLink, InMemoryCache, split } from '@apollo/client';
+import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import { getMainDefinition } from '@apollo/client/utilities';
+import {
+  cacheExchange,
+  createClient as createUrqlClient,
+  fetchExchange,
+  subscriptionExchange,
+} from '@urql/core';
+import { createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
+import { basic, eventBody, STAFF } from './support/museum.ts';
+import { eventually } from './support/receiver.ts';
+import { type RunningServer, spawnServerFor } from './support/server.ts';
+import { useMuseum } from './support/use-museum.ts';
+
+vi.setConfig({ testTimeout: 120_000 });
+
+const museum = useMuseum();
+const STAFF_AUTH = basic(STAFF.name, STAFF.password);
+const PUBLISHED = 'subscription Published { specialEventPublished { eventId name } }';
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+const wsUrl = (server: RunningServer) => `${server.url.replace('http:', 'ws:')}/graphql`;
+
+const liveSubscriptions = async (server: RunningServer) =>
+  Number(/^live_subscriptions (\d+)$/m.exec(await (await fetch(`${server.url}/metrics`)).text())?.[1]);
+
+/** An event made through `server` (REST, as staff); its id. */
+async function makeEvent(server: RunningServer): Promise<string> {
+  const made = await fetch(`${server.url}/special-events`, {
+    method: 'POST',
+    headers: { authorization: STAFF_AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify(eventBody()),
+  });
+  expect(made.status).toBe(201);
+  return ((await made.json()) as { eventId: string }).eventId;
+}
+
+describe('front-end clients over WebSocket', () => {
+  // The subscriber's instance, and the one the event is made through (the same one on the embedded database).
+  let subscriber: RunningServer;
+  let maker: RunningServer;
+  beforeAll(async () => {
+    subscriber = await spawnServerFor(museum);
+    maker = onPostgres ? await spawnServerFor(museum) : subscriber;
+  });
+  afterAll(async () => {
+    await subscriber?.stop();
+    await maker?.stop();
+  });
+
+  it('Apollo Client 4: queries over HTTP, a subscription over GraphQLWsLink hears an event made elsewhere', async () => {
+    const wsClient = createClient({
+      url: wsUrl(subscriber),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: STAFF_AUTH },
+    });
+    const client = new ApolloClient({
+      cache: new InMemoryCache(),
+      link: split(
+        ({ query }) => {
+          const definition = getMainDefinition(query);
+          return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
+        },
+        new GraphQLWsLink(wsClient),
+        new HttpLink({ uri: `${subscriber.url}/graphql`, headers: { authorization: STAFF_AUTH } }),
+      ),
+    });
+    try {
+      const me = await client.query({ query: gql`query Me { me { name } }` });
+      expect(me.data).toEqual({ me: { __typename: 'Account', name: STAFF.name } });
+      const received = new Promise<{ eventId: string }>((resolve, reject) => {
+        client.subscribe({ query: gql(PUBLISHED) }).subscribe({
+          next: ({ data }) =>
+            resolve((data as { specialEventPublished: { eventId: string } }).specialEventPublished),
+          error: reject,
+        });
+      });
+      await eventually(async () => (await liveSubscriptions(subscriber)) === 1);
+      const eventId = await makeEvent(maker);
+      expect(await received).toMatchObject({ eventId });
+    } finally {
+      client.stop();
+      await wsClient.dispose();
+    }
+  });
+
+  it('urql: subscriptionExchange over graphql-ws hears an event made elsewhere', async () => {
+    const wsClient = createClient({
+      url: wsUrl(subscriber),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: STAFF_AUTH },
+    });
+    const client = createUrqlClient({
+      url: `${subscriber.url}/graphql`,
+      fetchOptions: { headers: { authorization: STAFF_AUTH } },
+      exchanges: [
+        cacheExchange,
+        fetchExchange,
+        subscriptionExchange({
+          forwardSubscription(request) {
+            const input = { ...request, query: request.query || '' };
+            return {
+              subscribe: (sink) => ({ unsubscribe: wsClient.subscribe(input, sink) }),
+            };
+          },
+        }),
+      ],
+    });
+    try {
+      const received = new Promise<{ eventId: string }>((resolve) => {
+        const { unsubscribe } = client.subscription(PUBLISHED, {}).subscribe((result) => {
+          const published = (result.data as { specialEventPublished?: { eventId: string } } | undefined)
+            ?.specialEventPublished;
+          if (published) {
+            unsubscribe();
+            resolve(published);
+          }
+        });
+      });
+      await eventually(async () => (await liveSubscriptions(subscriber)) === 1);
+      const eventId = await makeEvent(maker);
+      expect(await received).toMatchObject({ eventId });
+    } finally {
+      await wsClient.dispose();
+    }
+  });
+});
+
+describe('a drained instance', () => {
+  it("closes its sockets with 1001; graphql-ws's client reconnects to the other and resubscribes", async () => {
+    const servers = [await spawnServerFor(museum), await spawnServerFor(museum)];
+    const closes: number[] = [];
+    let attempt = 0;
+    const client = createClient({
+      // The first instance, then the other: what a load balancer does when one leaves.
+      url: () => wsUrl(servers[Math.min(attempt++, 1)]!),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: STAFF_AUTH },
+      retryAttempts: 5,
+      retryWait: () => new Promise((resolve) => setTimeout(resolve, 100)),
+      shouldRetry: () => true,
+      on: { closed: (event) => closes.push((event as { code: number }).code) },
+    });
+    const received: string[] = [];
+    const dispose = client.subscribe(
+      { query: PUBLISHED },
+      {
+        next: ({ data }) =>
+          received.push(
+            (data as { specialEventPublished: { eventId: string } }).specialEventPublished.eventId,
+          ),
+        error: () => {},
+        complete: () => {},
+      },
+    );
+    try {
+      await eventually(async () => (await liveSubscriptions(servers[0]!)) === 1);
+      expect(await servers[0]!.stop()).toBe(0);
+      expect(closes[0]).toBe(1001);
+      // Reconnected and subscribed again, on the other instance: it hears what is made there.
+      await eventually(async () => (await liveSubscriptions(servers[1]!)) === 1);
+      const eventId = await makeEvent(servers[1]!);
+      await eventually(async () => received.includes(eventId));
+    } finally {
+      dispose();
+      await client.dispose();
+      await Promise.all(servers.map((server) => server.stop()));
+    }
+  });
+});
