@@ -146,7 +146,9 @@ function createGraphQLServer(
       {
         onParams({ params, request, setParamsHandler, context }) {
           const { transport } = context as unknown as YogaServerContext;
-          setParamsHandler(() => runOperation(transport, params as never, { method: request.method }));
+          setParamsHandler(() =>
+            runOperation(transport, params as never, { method: request.method, incremental: true }),
+          );
         },
       },
     ],

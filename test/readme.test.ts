@@ -18,6 +18,7 @@ const PASTED = [
   ['README.md', 'Trying it'],
   ['docs/api.md', 'Tickets that hold under load'],
   ['docs/api.md', 'A page in one query: the graph'],
+  ['docs/api.md', 'Parts first: @defer and @stream'],
 ] as const;
 /** Run here with checks of their own, one example each. */
 const CONDITIONAL = ['docs/api.md', 'Caching, safe edits and trusted documents'] as const;

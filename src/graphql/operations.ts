@@ -1,3 +1,4 @@
+import { normalizedExecutor } from '@graphql-tools/executor';
 import { SpanKind } from '@opentelemetry/api';
 import {
   type ExecutionArgs,
@@ -33,6 +34,11 @@ export interface RunOptions {
   method?: string;
   /** The document is the service's own (a REST route's): trusted, whatever MUSEUM_TRUSTED_DOCUMENTS_ONLY says. */
   trusted?: boolean;
+  /**
+   * The transport can deliver a result in parts (multipart/mixed, server-sent events, WebSocket): @defer and
+   * @stream are honoured. Otherwise they are ignored and the whole result comes at once.
+   */
+  incremental?: boolean;
 }
 
 /** Runs one operation for a request; never throws: every failure is a result with (masked) errors. */
@@ -179,7 +185,11 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
       ? { ...result, errors: result.errors.map((error) => mask(error) as GraphQLError) }
       : result;
 
-  return async (transport, params, { method = transport.method, trusted = false } = {}) => {
+  return async (
+    transport,
+    params,
+    { method = transport.method, trusted = false, incremental = false } = {},
+  ) => {
     let context: RequestContext | undefined;
     try {
       const source = sourceOf(params);
@@ -227,6 +237,15 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
         return Symbol.asyncIterator in stream
           ? (mapAsyncIterator(stream, masked) as AsyncIterable<ExecutionResult>)
           : shaped(stream);
+      }
+      if (prepared.incremental && incremental) {
+        // graphql-tools' executor delivers @defer and @stream (graphql-js 16 has no incremental delivery):
+        // the initial result within the deadline, then each deferred part as it resolves.
+        const parts = await withDeadline(Promise.resolve(normalizedExecutor(args)), options.timeoutMs);
+        if (parts === null) return timedOut();
+        return Symbol.asyncIterator in parts
+          ? (mapAsyncIterator(parts, masked) as AsyncIterable<ExecutionResult>)
+          : shaped(parts);
       }
       return shaped(
         await run(context, args, operation, documents.compiled(prepared, operation, operationName)),

@@ -6,6 +6,7 @@ import {
   parse,
   specifiedRules,
   validate,
+  visit,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { shapeLiteralErrors } from './input-errors.ts';
@@ -34,6 +35,8 @@ export interface PreparedDocument {
   /** Runs so far, per operation name: a query is compiled on its second run, when compiling starts to pay. */
   runs: Map<string, number>;
   compiled: Map<string, CompiledQuery | null>;
+  /** Whether it asks for incremental delivery (@defer or @stream somewhere). */
+  incremental: boolean;
 }
 
 export interface PreparedDocuments {
@@ -45,6 +48,18 @@ export interface PreparedDocuments {
     operation: OperationDefinitionNode,
     name: string | undefined,
   ): CompiledQuery | null;
+}
+
+const INCREMENTAL_DIRECTIVES = new Set(['defer', 'stream']);
+
+function asksForIncrementalDelivery(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Directive(node) {
+      if (INCREMENTAL_DIRECTIVES.has(node.name.value)) found = true;
+    },
+  });
+  return found;
 }
 
 /**
@@ -98,6 +113,7 @@ export function createPreparedDocuments(
         errors: validated(document),
         runs: new Map(),
         compiled: new Map(),
+        incremental: asksForIncrementalDelivery(document),
       };
       // Invalid documents are not kept: they are answered once, not served again and again.
       if (entry.errors.length === 0 && source.length <= PREPARED_LENGTH) {

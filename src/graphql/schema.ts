@@ -1,3 +1,4 @@
+import { GraphQLDeferDirective, GraphQLStreamDirective } from '@graphql-tools/utils';
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.ts';
 import './scalars.ts';
@@ -18,7 +19,10 @@ builder.subscriptionType({
   description: 'Server-sent events (`Accept: text/event-stream`); every field needs HTTP Basic credentials.',
 });
 
-export const schema = builder.toSchema();
+// @defer and @stream (incremental delivery, as Apollo Client and Relay use it): where the transport can stream
+// the parts (multipart/mixed, server-sent events, WebSocket) the runner delivers them incrementally; a plain
+// JSON answer ignores them, as the spec lets a server do, and carries everything at once.
+export const schema = builder.toSchema({ directives: [GraphQLDeferDirective, GraphQLStreamDirective] });
 
 /** The SDL kept in schema/schema.graphql, sorted so diffs stay small. */
 export const printedSchema = () => `${printSchema(lexicographicSortSchema(schema))}\n`;

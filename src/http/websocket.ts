@@ -93,7 +93,7 @@ export function createWebSockets(options: WebSocketOptions): WebSockets {
         connection.operations.set(id, ended);
         const transport = transportOf(connection, ended.signal, options.path);
         const run: RunContext = {
-          run: () => runOperation(transport, payload as unknown as OperationParams),
+          run: () => runOperation(transport, payload as unknown as OperationParams, { incremental: true }),
         };
         return { schema: options.schema, document: STAND_IN, contextValue: run } as ExecutionArgs;
       },
