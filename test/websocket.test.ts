@@ -127,16 +127,17 @@ describe('GraphQL over WebSocket', () => {
     }
   });
 
-  it("docs/live.md's graphql-ws client, run as pasted, receives an event", async () => {
-    const [example] = codeBlocks('docs/live.md', 'GraphQL over WebSocket', 'js');
+  it.each(
+    codeBlocks('docs/live.md', 'GraphQL over WebSocket', 'js').map((block, n) => [n + 1, block] as const),
+  )("docs/live.md's client example %i, run as pasted, receives an event", async (n, example) => {
     // Written under node_modules so that its imports resolve to the project's packages.
     const dir = join(root, 'node_modules', '.cache', 'museum-docs');
     mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'live-websocket.mjs');
+    const file = join(dir, `live-websocket-${n}.mjs`);
     writeFileSync(
       file,
-      example!
-        .replaceAll('ws://127.0.0.1:4000', wsUrl(server).replace('/graphql', ''))
+      example
+        .replaceAll('127.0.0.1:4000', server.url.replace('http://', ''))
         .replaceAll('admin:change-me-now', `${STAFF.name}:${STAFF.password}`),
     );
     const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -156,9 +157,7 @@ describe('GraphQL over WebSocket', () => {
       });
       const { eventId } = (await made.json()) as { eventId: string };
       expect(await exited).toBe(0);
-      expect(JSON.parse(printed)).toEqual({
-        data: { specialEventPublished: { eventId, name: expect.any(String) } },
-      });
+      expect(JSON.stringify(JSON.parse(printed))).toContain(`"eventId":"${eventId}"`);
     } finally {
       child.kill();
       rmSync(file, { force: true });
