@@ -8,6 +8,8 @@
 //    1 000, 100 000 and 1 000 000), on PostgreSQL and on the embedded database: the list must not slow
 //    down as the table grows.
 //
+// BENCH_ONLY=throughput runs part 1 alone.
+//
 // DATABASE_URL names a PostgreSQL server (its admin database); bench_* databases are created there and
 // kept between runs (seeding a million events takes a while). Bounded, loopback only.
 import { spawnSync } from 'node:child_process';
@@ -205,6 +207,9 @@ const measure = (url: string, scenario: Scenario, connections: number, seconds: 
     ? Promise.resolve(withWrk(url, scenario, connections, seconds))
     : withFetch(url, scenario, connections, seconds);
 
+const FLAT_LIST = 'POST /graphql specialEvents (one week)';
+const NESTED_PAGE = 'POST /graphql specialEventPage of 30 with availability';
+
 async function throughput() {
   const databaseUrl = await postgresDatabase(`bench_${EVENTS}`);
   const eventId = await seed({ DATABASE_URL: databaseUrl }, EVENTS);
@@ -220,11 +225,20 @@ async function throughput() {
       },
       { name: 'GET /special-events/{id}', method: 'GET', path: `/special-events/${eventId}`, expect: 200 },
       {
-        name: 'POST /graphql specialEvents (one week)',
+        name: FLAT_LIST,
         method: 'POST',
         path: '/graphql',
         body: {
           query: `{ specialEvents(startDate: "${nextMonday}", endDate: "${weekEnd}", limit: 10) { eventId name location eventDescription dates price } }`,
+        },
+        expect: 200,
+      },
+      {
+        name: NESTED_PAGE,
+        method: 'POST',
+        path: '/graphql',
+        body: {
+          query: `{ specialEventPage(startDate: "${nextMonday}", endDate: "${weekEnd}", limit: 30) { total items { id eventId name location eventDescription dates price availability { date capacity remaining } } } }`,
         },
         expect: 200,
       },
@@ -243,6 +257,7 @@ async function throughput() {
       `\n${EVENTS} events on PostgreSQL, ${CONNECTIONS} connections, ${SECONDS} s per request, ${hasWrk ? 'wrk' : 'fetch'}; server RSS idle ${Math.round(idle)} MB`,
     );
     console.log('| request | req/s | p50 ms | p99 ms | errors | peak RSS MB |\n|---|---|---|---|---|---|');
+    const rates: Record<string, number> = {};
     for (const scenario of scenarios) {
       let peak = rssOf(server);
       const sampler = setInterval(() => {
@@ -250,10 +265,15 @@ async function throughput() {
       }, 100);
       const result = await measure(server.url, scenario, CONNECTIONS, SECONDS);
       clearInterval(sampler);
+      rates[scenario.name] = result.rate;
       console.log(
         `| ${scenario.name} | ${result.rate} | ${result.p50.toFixed(1)} | ${result.p99.toFixed(1)} | ${result.errors} | ${Math.round(peak)} |`,
       );
     }
+    // Issue 24's goal: a page of 30 events with their availability at ≥ 0.5× the flat list's rate.
+    console.log(
+      `\nnested page ÷ flat specialEvents: ${(rates[NESTED_PAGE]! / rates[FLAT_LIST]!).toFixed(2)}×`,
+    );
   } finally {
     await server.stop();
   }
@@ -336,7 +356,10 @@ async function scale(kind: 'postgresql' | 'embedded') {
   console.log(`| ${kind} | ${row.join(' | ')} | ${growth.toFixed(2)}× |`);
 }
 
+// BENCH_ONLY=throughput runs the first part alone.
+const only = process.env.BENCH_ONLY;
 await throughput();
+if (only === 'throughput') process.exit(0);
 await metricsCost();
 console.log(`\np50 ms of GET /special-events (one week) at one connection, by events in the database`);
 console.log(
