@@ -128,7 +128,10 @@ describe('GraphQL over WebSocket', () => {
   });
 
   it.each(
-    codeBlocks('docs/live.md', 'GraphQL over WebSocket', 'js').map((block, n) => [n + 1, block] as const),
+    [
+      ...codeBlocks('docs/live.md', 'The specialEventPublished subscription', 'js'),
+      ...codeBlocks('docs/live.md', 'GraphQL over WebSocket', 'js'),
+    ].map((block, n) => [n + 1, block] as const),
   )("docs/live.md's client example %i, run as pasted, receives an event", async (n, example) => {
     // Written under node_modules so that its imports resolve to the project's packages.
     const dir = join(root, 'node_modules', '.cache', 'museum-docs');
