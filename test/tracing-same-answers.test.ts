@@ -95,6 +95,21 @@ function requests(eventId: string): [string, string, RequestInit][] {
       },
     ],
     [
+      'a query with @defer, in parts',
+      '/graphql',
+      {
+        method: 'POST',
+        headers: {
+          ...VISITOR_HEADERS,
+          ...json,
+          accept: 'multipart/mixed;deferSpec=20220824, application/json',
+        },
+        body: JSON.stringify({
+          query: `{ specialEvent(eventId: "${eventId}") { eventId ... @defer { name price } } }`,
+        }),
+      },
+    ],
+    [
       'a GraphQL input error',
       '/graphql',
       {
@@ -132,7 +147,7 @@ describe('tracing on and off', () => {
     }
     // The statuses the comparison covers: answers and refusals alike.
     expect(Object.values(off).map((answer) => answer.status)).toEqual([
-      200, 200, 400, 403, 200, 200, 200, 200, 400, 200,
+      200, 200, 400, 403, 200, 200, 200, 200, 400, 200, 200,
     ]);
     expect(exported).toBeGreaterThan(0);
   });

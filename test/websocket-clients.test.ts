@@ -14,9 +14,9 @@ import {
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { basic, eventBody, STAFF } from './support/museum.ts';
+import { basic, STAFF } from './support/museum.ts';
 import { eventually } from './support/receiver.ts';
-import { type RunningServer, spawnServerFor } from './support/server.ts';
+import { makeEvent, type RunningServer, spawnServerFor, whenSubscribed, wsUrl } from './support/server.ts';
 import { useMuseum } from './support/use-museum.ts';
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -25,22 +25,6 @@ const museum = useMuseum();
 const STAFF_AUTH = basic(STAFF.name, STAFF.password);
 const PUBLISHED = 'subscription Published { specialEventPublished { eventId name } }';
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
-
-const wsUrl = (server: RunningServer) => `${server.url.replace('http:', 'ws:')}/graphql`;
-
-const liveSubscriptions = async (server: RunningServer) =>
-  Number(/^live_subscriptions (\d+)$/m.exec(await (await fetch(`${server.url}/metrics`)).text())?.[1]);
-
-/** An event made through `server` (REST, as staff); its id. */
-async function makeEvent(server: RunningServer): Promise<string> {
-  const made = await fetch(`${server.url}/special-events`, {
-    method: 'POST',
-    headers: { authorization: STAFF_AUTH, 'content-type': 'application/json' },
-    body: JSON.stringify(eventBody()),
-  });
-  expect(made.status).toBe(201);
-  return ((await made.json()) as { eventId: string }).eventId;
-}
 
 describe('front-end clients over WebSocket', () => {
   // The subscriber's instance, and the one the event is made through (the same one on the embedded database).
@@ -82,7 +66,7 @@ describe('front-end clients over WebSocket', () => {
           error: reject,
         });
       });
-      await eventually(async () => (await liveSubscriptions(subscriber)) === 1);
+      await whenSubscribed(subscriber, 1);
       const eventId = await makeEvent(maker);
       expect(await received).toMatchObject({ eventId });
     } finally {
@@ -124,7 +108,7 @@ describe('front-end clients over WebSocket', () => {
           }
         });
       });
-      await eventually(async () => (await liveSubscriptions(subscriber)) === 1);
+      await whenSubscribed(subscriber, 1);
       const eventId = await makeEvent(maker);
       expect(await received).toMatchObject({ eventId });
     } finally {
@@ -161,11 +145,11 @@ describe('a drained instance', () => {
       },
     );
     try {
-      await eventually(async () => (await liveSubscriptions(servers[0]!)) === 1);
+      await whenSubscribed(servers[0]!, 1);
       expect(await servers[0]!.stop()).toBe(0);
       expect(closes[0]).toBe(1001);
       // Reconnected and subscribed again, on the other instance: it hears what is made there.
-      await eventually(async () => (await liveSubscriptions(servers[1]!)) === 1);
+      await whenSubscribed(servers[1]!, 1);
       const eventId = await makeEvent(servers[1]!);
       await eventually(async () => received.includes(eventId));
     } finally {

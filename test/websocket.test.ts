@@ -13,7 +13,7 @@ import { LOGIN_THROTTLE } from '../src/accounts/throttling.ts';
 import { codeBlocks, root } from './support/docs.ts';
 import { basic, eventBody, STAFF } from './support/museum.ts';
 import { eventually } from './support/receiver.ts';
-import { type RunningServer, spawnServerFor } from './support/server.ts';
+import { makeEvent, type RunningServer, spawnServerFor, whenSubscribed, wsUrl } from './support/server.ts';
 import { useMuseum } from './support/use-museum.ts';
 
 // Failed logins are slowed down on purpose, and servers are started: these tests take their time.
@@ -22,8 +22,6 @@ vi.setConfig({ testTimeout: 120_000 });
 const museum = useMuseum();
 const STAFF_AUTH = basic(STAFF.name, STAFF.password);
 const PUBLISHED = 'subscription { specialEventPublished { eventId name } }';
-
-const wsUrl = (server: RunningServer) => `${server.url.replace('http:', 'ws:')}/graphql`;
 
 /** A graphql-ws client that does not retry, and tells how its socket closed. */
 function clientOf(server: RunningServer, authorization?: string) {
@@ -104,24 +102,14 @@ describe('GraphQL over WebSocket', () => {
     try {
       const events = client.iterate({ query: PUBLISHED });
       const first = events.next();
-      await eventually(async () =>
-        /live_subscriptions 1$/m.test(await (await fetch(`${server.url}/metrics`)).text()),
-      );
-      const made = await fetch(`${server.url}/special-events`, {
-        method: 'POST',
-        headers: { authorization: STAFF_AUTH, 'content-type': 'application/json' },
-        body: JSON.stringify(eventBody()),
-      });
-      expect(made.status).toBe(201);
-      const { eventId } = (await made.json()) as { eventId: string };
+      await whenSubscribed(server, 1);
+      const eventId = await makeEvent(server);
       expect((await first).value).toEqual({
         data: { specialEventPublished: expect.objectContaining({ eventId }) },
       });
       // The client's complete gives the subscription's place back.
       await events.return?.();
-      await eventually(async () =>
-        /live_subscriptions 0$/m.test(await (await fetch(`${server.url}/metrics`)).text()),
-      );
+      await whenSubscribed(server, 0);
     } finally {
       await client.dispose();
     }
@@ -150,15 +138,8 @@ describe('GraphQL over WebSocket', () => {
     });
     const exited = new Promise((resolve) => child.on('exit', resolve));
     try {
-      await eventually(async () =>
-        /live_subscriptions 1$/m.test(await (await fetch(`${server.url}/metrics`)).text()),
-      );
-      const made = await fetch(`${server.url}/special-events`, {
-        method: 'POST',
-        headers: { authorization: STAFF_AUTH, 'content-type': 'application/json' },
-        body: JSON.stringify(eventBody()),
-      });
-      const { eventId } = (await made.json()) as { eventId: string };
+      await whenSubscribed(server, 1);
+      const eventId = await makeEvent(server);
       expect(await exited).toBe(0);
       expect(JSON.stringify(JSON.parse(printed))).toContain(`"eventId":"${eventId}"`);
     } finally {
@@ -237,9 +218,7 @@ describe('a draining instance', () => {
     try {
       const events = client.iterate({ query: PUBLISHED });
       void events.next().catch(() => {});
-      await eventually(async () =>
-        /live_subscriptions 1$/m.test(await (await fetch(`${server.url}/metrics`)).text()),
-      );
+      await whenSubscribed(server, 1);
       const stopped = server.stop();
       expect(await closed).toMatchObject({ code: 1001 });
       expect(await stopped).toBe(0);
@@ -257,15 +236,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('several instances (PostgreSQL)'
     try {
       const events = client.iterate({ query: PUBLISHED });
       const next = events.next();
-      await eventually(async () =>
-        /live_subscriptions 1$/m.test(await (await fetch(`${first.url}/metrics`)).text()),
-      );
-      const made = await fetch(`${second.url}/special-events`, {
-        method: 'POST',
-        headers: { authorization: STAFF_AUTH, 'content-type': 'application/json' },
-        body: JSON.stringify(eventBody()),
-      });
-      const { eventId } = (await made.json()) as { eventId: string };
+      await whenSubscribed(first, 1);
+      const eventId = await makeEvent(second);
       expect((await next).value).toEqual({
         data: { specialEventPublished: expect.objectContaining({ eventId }) },
       });

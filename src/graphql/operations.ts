@@ -1,7 +1,6 @@
 import { normalizedExecutor } from '@graphql-tools/executor';
 import { SpanKind } from '@opentelemetry/api';
 import {
-  type ExecutionArgs,
   type ExecutionResult,
   execute,
   GraphQLError,
@@ -151,22 +150,18 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
     return { query, trusted: false };
   }
 
-  async function run(
-    context: RequestContext,
-    args: ExecutionArgs,
+  /**
+   * Runs `work` (the operation's execution: compiled, graphql-js, or incremental) within the deadline, in the
+   * operation's tracing span, counted in the metrics. Its database work finishes or fails on its own, unseen.
+   */
+  async function run<T extends OperationResult>(
     operation: OperationDefinitionNode,
-    compiled: ReturnType<PreparedDocuments['compiled']>,
-  ): Promise<ExecutionResult> {
+    work: () => T | Promise<T>,
+  ): Promise<T | ExecutionResult> {
     const type = operation.operation;
     const name = operation.name?.value;
     const started = performance.now();
-    const variables = (args.variableValues ?? {}) as Record<string, unknown>;
-    // Within the deadline: its database work finishes or fails on its own, unseen.
-    const once = async () =>
-      (await withDeadline(
-        Promise.resolve(compiled ? compiled.query(undefined, context, variables) : execute(args)),
-        options.timeoutMs,
-      )) ?? timedOut();
+    const once = async () => (await withDeadline(Promise.resolve(work()), options.timeoutMs)) ?? timedOut();
     const result = await (tracing.enabled
       ? // The operation's span, the parent of its SQL statements' spans: named like `query getSpecialEvent`.
         inSpan(
@@ -241,14 +236,16 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
       if (prepared.incremental && incremental) {
         // graphql-tools' executor delivers @defer and @stream (graphql-js 16 has no incremental delivery):
         // the initial result within the deadline, then each deferred part as it resolves.
-        const parts = await withDeadline(Promise.resolve(normalizedExecutor(args)), options.timeoutMs);
-        if (parts === null) return timedOut();
+        const parts = await run(operation, () => normalizedExecutor(args));
         return Symbol.asyncIterator in parts
           ? (mapAsyncIterator(parts, masked) as AsyncIterable<ExecutionResult>)
           : shaped(parts);
       }
+      const compiled = documents.compiled(prepared, operation, operationName);
       return shaped(
-        await run(context, args, operation, documents.compiled(prepared, operation, operationName)),
+        await run(operation, () =>
+          compiled ? compiled.query(undefined, args.contextValue, variables) : execute(args),
+        ),
       );
     } catch (error) {
       // A refusal of the parameters, a syntax error, a failure to build the context: masked like every error.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { FieldIssue } from '../common/errors.ts';
 import { addressOf, clientAddress, type TrustedProxies } from './client-address.ts';
 import { parseJsonBody } from './json-body.ts';
@@ -98,6 +98,14 @@ const refused = (
 
 const firstValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
+/** A node:http request's header by its lower-case name (repeated ones joined), or null. */
+export const headerReader =
+  (headers: IncomingHttpHeaders) =>
+  (name: string): string | null => {
+    const value = headers[name];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  };
+
 /** A node:http request as an HttpRequest; its body is read only when a handler asks for it. */
 export function fromNode(req: IncomingMessage, res: ServerResponse, trustProxy: TrustedProxies): HttpRequest {
   const target = req.url ?? '/';
@@ -109,10 +117,7 @@ export function fromNode(req: IncomingMessage, res: ServerResponse, trustProxy: 
     pathname: queryAt === -1 ? target : target.slice(0, queryAt),
     search: queryAt === -1 ? '' : target.slice(queryAt + 1),
     url: `http://${headers.host ?? 'localhost'}${target}`,
-    header: (name) => {
-      const value = headers[name];
-      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-    },
+    header: headerReader(headers),
     address: addressOf(req.socket.remoteAddress, headers['x-forwarded-for'], trustProxy),
     body: () => readNodeBody(req),
     // Made on first use: only a streamed answer needs to know that the client went away.

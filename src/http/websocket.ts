@@ -5,10 +5,13 @@ import { type DocumentNode, type ExecutionArgs, type GraphQLSchema, parse } from
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from '../accounts/authenticator.ts';
+import type { ErrorKind } from '../common/errors.ts';
 import type { OperationParams, RunOperation } from '../graphql/operations.ts';
 import type { Logger } from '../logger.ts';
+import { problemAnswer } from '../rest/problem.ts';
 import { addressOf, type TrustedProxies } from './client-address.ts';
-import { BODY_LIMIT_BYTES, type HttpRequest } from './request.ts';
+import { nodeHttp } from './node-http.ts';
+import { BODY_LIMIT_BYTES, type HttpRequest, headerReader } from './request.ts';
 
 /** A socket that answers no pong for this long is gone: it is closed, and its subscriptions end. */
 const KEEP_ALIVE_MS = 30_000;
@@ -114,17 +117,16 @@ export function createWebSockets(options: WebSocketOptions): WebSockets {
     KEEP_ALIVE_MS,
   );
 
-  /** The upgrade's refusal, as an HTTP answer on the raw socket (the WebSocket never opens). */
-  function refuse(socket: Duplex, status: number, reason: string, headers: Record<string, string> = {}) {
-    const body = JSON.stringify({ type: 'about:blank', title: reason, status, detail: reason });
+  /** The upgrade's refusal: a problem+json answer, written on the raw socket (the WebSocket never opens). */
+  function refuse(socket: Duplex, kind: ErrorKind, detail: string, headers: Record<string, string> = {}) {
+    const answer = problemAnswer(kind, detail, [], headers);
     const lines = [
-      `HTTP/1.1 ${status} ${reason}`,
-      'Content-Type: application/problem+json',
-      `Content-Length: ${Buffer.byteLength(body)}`,
+      `HTTP/1.1 ${answer.status} ${nodeHttp.STATUS_CODES[answer.status]}`,
+      ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),
+      `Content-Length: ${Buffer.byteLength(answer.body)}`,
       'Connection: close',
-      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
     ];
-    socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+    socket.end(`${lines.join('\r\n')}\r\n\r\n${answer.body}`);
   }
 
   /** Whether a browser's page may open a socket here: this origin, or one of CORS_ORIGINS. */
@@ -139,23 +141,23 @@ export function createWebSockets(options: WebSocketOptions): WebSockets {
   return {
     handleUpgrade(req, socket, head) {
       const pathname = (req.url ?? '/').split('?')[0];
-      if (pathname !== options.path) return refuse(socket, 404, 'Not Found');
+      if (pathname !== options.path)
+        return refuse(socket, 'notFound', `There is no WebSocket at ${pathname}`);
       if (!originAllowed(req)) {
         logger.info('websocket refused', { reason: 'origin', origin: req.headers.origin });
-        return refuse(socket, 403, 'Forbidden');
+        return refuse(socket, 'forbidden', 'A page of another origin may not open a WebSocket here');
       }
       const address = addressOf(req.socket.remoteAddress, req.headers['x-forwarded-for'], options.trustProxy);
       const held = perClient.get(address) ?? 0;
       if (held >= options.maxPerClient)
-        return refuse(socket, 429, 'Too Many Requests', { 'Retry-After': '5' });
+        return refuse(socket, 'tooManyRequests', `At most ${options.maxPerClient} WebSockets per client`, {
+          'Retry-After': '5',
+        });
       server.handleUpgrade(req, socket, head, (websocket) => {
         perClient.set(address, (perClient.get(address) ?? 0) + 1);
         connections.set(req, {
           address,
-          header: (name) => {
-            const value = req.headers[name];
-            return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-          },
+          header: headerReader(req.headers),
           authorization: null,
           operations: new Map(),
         });

@@ -1,7 +1,7 @@
 import type { Principal } from '../accounts/authenticator.ts';
 import { conflict, notFound } from '../common/errors.ts';
 import { retryOnDeadlock } from '../db/database.ts';
-import { type Queryable, rfc3339, type Sql, statement } from '../db/sql.ts';
+import { type Queryable, rfc3339, type Sql, type Statement, statement } from '../db/sql.ts';
 import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 import { SALES_SCOPE } from './ticket-view.ts';
 
@@ -101,42 +101,32 @@ async function cancelHeld(
     await tx.query(FREE_SEATS, [seat.scope, seat.date, seat.count]);
 }
 
-/**
- * Cancels a ticket: its owner before its day, staff at any time, never once it was checked in. Its seat can
- * be sold again. Cancelling a cancelled ticket is done already (true). Anyone else: not found.
- */
-export function cancelTicket(sql: Sql, canceller: Principal, ticketId: string, today: string): Promise<true> {
+/** Holds what `hold` finds of `id` (the canceller's own, or any for staff) and cancels it, all or none. */
+function cancelHeldBy(
+  sql: Sql,
+  canceller: Principal,
+  hold: Statement,
+  id: string,
+  missing: string,
+  today: string,
+): Promise<true> {
   return retryOnDeadlock(() =>
     sql.transaction(async (tx) => {
-      const held = await tx.query<HeldTicket>(HOLD_TICKET, [
-        ticketId,
-        canceller.role === 'staff',
-        canceller.id,
-      ]);
-      if (held.length === 0) throw notFound('There is no ticket with that ticketId');
+      const held = await tx.query<HeldTicket>(hold, [id, canceller.role === 'staff', canceller.id]);
+      if (held.length === 0) throw notFound(missing);
       await cancelHeld(tx, held, canceller, today);
       return true as const;
     }),
   );
 }
 
+/**
+ * Cancels a ticket: its owner before its day, staff at any time, never once it was checked in. Its seat can
+ * be sold again. Cancelling a cancelled ticket is done already (true). Anyone else: not found.
+ */
+export const cancelTicket = (sql: Sql, canceller: Principal, ticketId: string, today: string) =>
+  cancelHeldBy(sql, canceller, HOLD_TICKET, ticketId, 'There is no ticket with that ticketId', today);
+
 /** Cancels every ticket of an order under the rules of cancelTicket, all or none. Owner or staff only. */
-export function cancelOrderTickets(
-  sql: Sql,
-  canceller: Principal,
-  orderId: string,
-  today: string,
-): Promise<true> {
-  return retryOnDeadlock(() =>
-    sql.transaction(async (tx) => {
-      const held = await tx.query<HeldTicket>(HOLD_ORDER_TICKETS, [
-        orderId,
-        canceller.role === 'staff',
-        canceller.id,
-      ]);
-      if (held.length === 0) throw notFound('There is no order with that orderId');
-      await cancelHeld(tx, held, canceller, today);
-      return true as const;
-    }),
-  );
-}
+export const cancelOrderTickets = (sql: Sql, canceller: Principal, orderId: string, today: string) =>
+  cancelHeldBy(sql, canceller, HOLD_ORDER_TICKETS, orderId, 'There is no order with that orderId', today);

@@ -2,7 +2,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { STAFF, type TestMuseum } from './museum.ts';
+import { basic, eventBody, STAFF, type TestMuseum } from './museum.ts';
+import { eventually } from './receiver.ts';
 
 /** `npm start`'s arguments to node (its V8 flags, then src/start.mjs): a spawned server runs as it runs. */
 export const serverArgs: string[] = (() => {
@@ -91,4 +92,26 @@ export function spawnServerFor(museum: TestMuseum, env: Record<string, string> =
     MUSEUM_ADMIN_PASSWORD: STAFF.password,
     ...env,
   });
+}
+
+/** A started server's GraphQL-over-WebSocket URL. */
+export const wsUrl = (server: RunningServer) => `${server.url.replace('http:', 'ws:')}/graphql`;
+
+/** Waits until `count` specialEventPublished subscriptions are open on `server` (its /metrics says so). */
+export const whenSubscribed = (server: RunningServer, count: number) =>
+  eventually(async () =>
+    new RegExp(`^live_subscriptions ${count}$`, 'm').test(
+      await (await fetch(`${server.url}/metrics`)).text(),
+    ),
+  );
+
+/** An event made through `server` (REST, as staff); its id. */
+export async function makeEvent(server: RunningServer): Promise<string> {
+  const made = await fetch(`${server.url}/special-events`, {
+    method: 'POST',
+    headers: { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' },
+    body: JSON.stringify(eventBody()),
+  });
+  if (made.status !== 201) throw new Error(`making an event: ${made.status} ${await made.text()}`);
+  return ((await made.json()) as { eventId: string }).eventId;
 }
