@@ -115,3 +115,23 @@ export async function makeEvent(server: RunningServer): Promise<string> {
   if (made.status !== 201) throw new Error(`making an event: ${made.status} ${await made.text()}`);
   return ((await made.json()) as { eventId: string }).eventId;
 }
+
+/**
+ * Makes events through `maker` until `heard` names one of them, and returns it. An instance that has just
+ * started may not be listening to the others yet (its LISTEN connection opens in the background), so the
+ * first event made elsewhere can pass it by.
+ */
+export async function makeEventUntilHeard(maker: RunningServer, heard: () => string | undefined) {
+  const made: string[] = [];
+  let madeAt = 0;
+  return eventually(async () => {
+    const id = heard();
+    if (id !== undefined && made.includes(id)) return id;
+    // One more every half second until one is heard.
+    if (Date.now() - madeAt > 500) {
+      made.push(await makeEvent(maker));
+      madeAt = Date.now();
+    }
+    return undefined;
+  }, 30_000);
+}
