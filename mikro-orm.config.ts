@@ -14,7 +14,9 @@ import { WebhookDelivery, WebhookSubscription } from './src/webhooks/webhook.ent
 
 export type Connection =
   /** A Unix socket directory served by the embedded PGlite: it takes exactly one connection. */
-  { socketDir: string } | { url: string; poolSize?: number };
+  | { socketDir: string }
+  /** `pooler`: `url` is a transaction pooler, so no connection may carry session state (no SET). */
+  | { url: string; poolSize?: number; pooler?: boolean };
 
 export const migrationsPath = join(import.meta.dirname, 'src', 'db', 'migrations');
 
@@ -56,12 +58,18 @@ export function ormConfig(connection: Connection) {
       transactional: true,
       allOrNothing: true,
     },
-    // Statements with a parameterised LIMIT were re-planned on every run; a generic plan is reused.
-    onCreateConnection: async (connection) => {
-      await (connection as { executeQuery(query: CompiledQuery): Promise<unknown> }).executeQuery(
-        CompiledQuery.raw('set plan_cache_mode = force_generic_plan'),
-      );
-    },
+    // Statements with a parameterised LIMIT were re-planned on every run; a generic plan is reused. Behind
+    // a transaction pooler a connection is a different server session at every transaction: no SET there
+    // (and src/db/sql.ts sends unnamed statements, which are planned for their values anyway).
+    ...('url' in connection && connection.pooler
+      ? {}
+      : {
+          onCreateConnection: async (connection: unknown) => {
+            await (connection as { executeQuery(query: CompiledQuery): Promise<unknown> }).executeQuery(
+              CompiledQuery.raw('set plan_cache_mode = force_generic_plan'),
+            );
+          },
+        }),
     debug: false,
     allowGlobalContext: false,
   });

@@ -60,10 +60,11 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
   const runOperation = operationRunner({
     schema,
     documents: createPreparedDocuments(schema, { introspection: deps.config.introspection }),
-    async contextOf(transport) {
+    async contextOf(transport, type) {
       const context = await createRequestContext(requestDeps, transport.header, transport.address);
       context.transport = transport;
       transport.observation.account = context.principal?.name;
+      deps.db.replicas?.enter(context.principal?.name, type === 'mutation');
       return context;
     },
     mask,
@@ -98,6 +99,16 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     metrics,
     logger: deps.logger,
   });
+  // With read replicas, each request runs in a scope of its own: its account's writes pin its reads to the
+  // primary until the replicas have them (src/db/replicas.ts). Without, nothing is wrapped.
+  const { replicas } = deps.db;
+  if (replicas)
+    return {
+      handleNode: (req, res) => replicas.scope(() => pipeline.handleNode(req, res)),
+      fetch: (input, init, serverContext) => replicas.scope(() => pipeline.fetch(input, init, serverContext)),
+      yoga,
+      websockets,
+    };
   return { ...pipeline, yoga, websockets };
 }
 
@@ -188,6 +199,8 @@ export async function openMuseum(
   const db = await openDatabase(config.database);
   try {
     await prepareDatabase(db, config, logger, options.announce);
+    // One line: how the database is reached (direct, behind a transaction pooler, with replicas).
+    logger.info(`database: ${db.mode.description}`, { databaseMode: db.mode.mode });
     const throttle = createLoginThrottler(() => db.fork());
     const authenticator = createAuthenticator({
       findAccount: (name) => findCredentials(db.fork(), name),

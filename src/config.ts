@@ -19,6 +19,19 @@ const databaseUrl = z.string().refine((url) => url === 'memory://' || /^postgres
   message: 'must be memory:// or a postgres:// connection URL',
 });
 
+/** `postgres://a/db,postgres://b/db`: one or more PostgreSQL URLs. */
+const databaseUrlList = z
+  .string()
+  .transform((list) =>
+    list
+      .split(',')
+      .map((url) => url.trim())
+      .filter((url) => url !== ''),
+  )
+  .refine((urls) => urls.length > 0 && urls.every((url) => /^postgres(ql)?:\/\/.+/.test(url)), {
+    message: 'must be comma-separated postgres:// connection URLs',
+  });
+
 const wholeNumber = z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number');
 const positiveInt = wholeNumber.positive('must be 1 or more');
 const upTo = (max: number) => positiveInt.max(max, `must be at most ${max}`);
@@ -68,6 +81,12 @@ export const configSchema = z.object({
     .default(4000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: databaseUrl.optional(),
+  DATABASE_DIRECT_URL: z
+    .string()
+    .refine((url) => /^postgres(ql)?:\/\/.+/.test(url), { message: 'must be a postgres:// connection URL' })
+    .optional(),
+  DATABASE_READ_URLS: databaseUrlList.optional(),
+  DATABASE_REPLICA_MAX_LAG: upTo(3_600).default(30),
   MUSEUM_DATA_DIR: z.string().min(1).default('./.data'),
   MUSEUM_TIMEZONE: ianaTimeZone.default('UTC'),
   MUSEUM_ADMIN_USER: z.string().min(1).max(64).optional(),
@@ -102,7 +121,7 @@ export type EnvConfig = z.infer<typeof configSchema>;
 export interface Config {
   port: number;
   host: string;
-  database: { kind: 'embedded'; dataDir: string | null } | { kind: 'postgres'; url: string };
+  database: { kind: 'embedded'; dataDir: string | null } | PostgresSettings;
   /** Demo events are seeded only on a fresh embedded database kept on disk, never on a real server. */
   seedDemoEvents: boolean;
   timeZone: string;
@@ -147,6 +166,22 @@ export interface Config {
   websocketsPerClient: number;
 }
 
+/** A PostgreSQL server, reached directly or through a transaction pooler, with read replicas or not. */
+export interface PostgresSettings {
+  kind: 'postgres';
+  /** Request traffic: the server itself, or a transaction-mode pooler in front of it. */
+  url: string;
+  /**
+   * DATABASE_DIRECT_URL: the server itself, when `url` is a transaction pooler (its presence says so).
+   * Migrations, their lock and LISTEN use it; request traffic then holds nothing beyond a transaction.
+   */
+  directUrl: string | null;
+  /** DATABASE_READ_URLS: streaming replicas for reads that may be slightly stale. */
+  readUrls: string[];
+  /** A replica whose replay is further behind than this many seconds is skipped. */
+  replicaMaxLagSeconds: number;
+}
+
 export class ConfigError extends Error {}
 
 /** Parses the environment; every problem is named in one line, each with its variable. */
@@ -181,6 +216,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (parsed.success && parsed.data.MUSEUM_TRUSTED_DOCUMENTS_ONLY && !parsed.data.MUSEUM_TRUSTED_DOCUMENTS)
     problems.push('MUSEUM_TRUSTED_DOCUMENTS_ONLY needs MUSEUM_TRUSTED_DOCUMENTS, the manifest');
+  if (parsed.success && !parsed.data.DATABASE_URL?.startsWith('postgres')) {
+    for (const name of ['DATABASE_DIRECT_URL', 'DATABASE_READ_URLS'] as const)
+      if (parsed.data[name] !== undefined)
+        problems.push(
+          `${name} needs DATABASE_URL=postgres://… (the embedded database has neither pooler nor replicas)`,
+        );
+  }
+  if (
+    parsed.success &&
+    parsed.data.DATABASE_DIRECT_URL &&
+    parsed.data.DATABASE_DIRECT_URL === parsed.data.DATABASE_URL
+  )
+    problems.push(
+      'DATABASE_DIRECT_URL must name the PostgreSQL server itself, not the pooler that DATABASE_URL names (unset it when there is no pooler)',
+    );
   if (problems.length > 0 || !parsed.success)
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   const e = parsed.data;
@@ -189,7 +239,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { kind: 'embedded', dataDir: e.MUSEUM_DATA_DIR }
       : e.DATABASE_URL === 'memory://'
         ? { kind: 'embedded', dataDir: null }
-        : { kind: 'postgres', url: e.DATABASE_URL };
+        : {
+            kind: 'postgres',
+            url: e.DATABASE_URL,
+            directUrl: e.DATABASE_DIRECT_URL ?? null,
+            readUrls: e.DATABASE_READ_URLS ?? [],
+            replicaMaxLagSeconds: e.DATABASE_REPLICA_MAX_LAG,
+          };
   return {
     port: e.PORT,
     host: e.HOST,

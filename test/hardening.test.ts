@@ -614,7 +614,8 @@ describe('secrets never reach a client or a log line', () => {
   const quiet = useMuseum();
   beforeAll(async () => {
     server = await spawnServer({
-      DATABASE_URL: quiet.databaseUrl ?? 'memory://',
+      DATABASE_URL: 'memory://',
+      ...quiet.databaseEnv,
       MUSEUM_ADMIN_USER: STAFF.name,
       MUSEUM_ADMIN_PASSWORD: STAFF.password,
       LOG_LEVEL: 'debug',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -5,12 +6,20 @@ import type { PGlite } from '@electric-sql/pglite';
 import { DeadlockException } from '@mikro-orm/core';
 import type { EntityManager, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { MikroORM } from '@mikro-orm/postgresql';
+import pg, { type Pool } from 'pg';
 import { type Connection, ormConfig } from '../../mikro-orm.config.ts';
-import type { Config } from '../config.ts';
+import type { Config, PostgresSettings } from '../config.ts';
+import { createReplicas, type Replicas } from './replicas.ts';
 import { createSql, type Sql } from './sql.ts';
 
 export interface Database {
   kind: Config['database']['kind'];
+  /** How it is reached, for the start-up line: `embedded`, `direct`, `transaction pooler`, each `+ replicas`. */
+  mode: { mode: string; description: string };
+  /** The server itself when `orm` reaches it through a transaction pooler: migrations and their lock use it. */
+  directUrl: string | null;
+  /** Read replicas (DATABASE_READ_URLS), when there are any. */
+  replicas?: Replicas;
   orm: MikroORM;
   /** A fresh EntityManager for one unit of work (one request); never share the global one. */
   fork(): EntityManager;
@@ -27,20 +36,7 @@ const MIGRATION_LOCK = 0x6d757365;
  * or a PostgreSQL server. Either way MikroORM talks the same wire protocol through the same driver.
  */
 export async function openDatabase(database: Config['database']): Promise<Database> {
-  if (database.kind === 'postgres') {
-    const orm = await initOrm({ url: database.url });
-    const sql = await sqlOver(orm);
-    return {
-      kind: 'postgres',
-      orm,
-      fork: () => orm.em.fork(),
-      sql,
-      async close() {
-        await sql.stopListening();
-        await orm.close(true);
-      },
-    };
-  }
+  if (database.kind === 'postgres') return openPostgres(database);
 
   // Loaded only for the embedded database: a server on PostgreSQL never pays for PGlite's modules.
   const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
@@ -68,6 +64,11 @@ export async function openDatabase(database: Config['database']): Promise<Databa
     const orm = await initOrm({ socketDir });
     return {
       kind: 'embedded',
+      mode: {
+        mode: 'embedded',
+        description: `embedded PostgreSQL (PGlite) ${database.dataDir ? `in ${resolve(database.dataDir)}` : 'in memory'}`,
+      },
+      directUrl: null,
       orm,
       fork: () => orm.em.fork(),
       sql: await sqlOver(orm),
@@ -92,9 +93,110 @@ function initOrm(connection: Connection): Promise<MikroORM> {
   return MikroORM.init(ormConfig(connection));
 }
 
+const nativePool = (orm: MikroORM): Promise<Pool> =>
+  (orm.em.getConnection() as PostgreSqlConnection).getNativeClient();
+
 async function sqlOver(orm: MikroORM): Promise<Sql> {
-  const pool = await (orm.em.getConnection() as PostgreSqlConnection).getNativeClient();
-  return createSql(pool, (error) => orm.em.getDriver().convertException(error));
+  return createSql(await nativePool(orm), (error) => orm.em.getDriver().convertException(error));
+}
+
+/** Where a URL points, without its credentials: `host:port/database`. */
+export const serverName = (url: string) => {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+};
+
+/** A configuration that cannot work (LISTEN through a pooler, say): start-up stops with its message. */
+export class DatabaseSetupError extends Error {}
+
+/** How long start-up waits for its own NOTIFY to come back over the LISTEN connection. */
+const LISTEN_CHECK_MS = 5_000;
+
+/**
+ * A PostgreSQL server, directly or behind a transaction pooler (`directUrl` set), with read replicas or not.
+ * Before anything else, start-up checks that LISTEN works where it will be held: a NOTIFY sent through the
+ * request pool must be heard on the LISTEN connection. Through a transaction pooler it is not (the LISTEN
+ * stays on whichever server session ran it), and live events would silently stop: that is one clear error.
+ */
+async function openPostgres(database: PostgresSettings): Promise<Database> {
+  const pooler = database.directUrl !== null;
+  const orm = await initOrm({ url: database.url, pooler });
+  let replicas: Replicas | undefined;
+  try {
+    const pool = await nativePool(orm);
+    replicas =
+      database.readUrls.length > 0
+        ? createReplicas({
+            urls: database.readUrls,
+            primary: pool,
+            maxLagSeconds: database.replicaMaxLagSeconds,
+          })
+        : undefined;
+    const sql = createSql(pool, (error) => orm.em.getDriver().convertException(error), {
+      pooler,
+      listenUrl: database.directUrl ?? undefined,
+      replicas,
+    });
+    await checkListen(pool, database);
+    await replicas?.poll();
+    const mode = [pooler ? 'transaction pooler' : 'direct', ...(replicas ? ['replicas'] : [])].join(' + ');
+    const description = [
+      pooler
+        ? `PostgreSQL behind a transaction pooler at ${serverName(database.url)} (unnamed statements, no session state); migrations and LISTEN direct to ${serverName(database.directUrl!)}`
+        : `PostgreSQL at ${serverName(database.url)}, direct`,
+      ...(replicas
+        ? [
+            `${database.readUrls.length} read replica${database.readUrls.length > 1 ? 's' : ''} (${database.readUrls.map(serverName).join(', ')}) for reads that may be stale, read-your-writes per account, skipped beyond ${database.replicaMaxLagSeconds} s of lag`,
+          ]
+        : []),
+    ].join('; ');
+    return {
+      kind: 'postgres',
+      mode: { mode, description },
+      directUrl: database.directUrl,
+      replicas,
+      orm,
+      fork: () => orm.em.fork(),
+      sql,
+      async close() {
+        await sql.stopListening();
+        await replicas?.close();
+        await orm.close(true);
+      },
+    };
+  } catch (error) {
+    await replicas?.close();
+    await orm.close(true);
+    throw error;
+  }
+}
+
+async function checkListen(pool: Pool, database: PostgresSettings): Promise<void> {
+  const channel = `museum_check_${randomBytes(6).toString('hex')}`;
+  const listener = new pg.Client(
+    database.directUrl ? { connectionString: database.directUrl } : pool.options,
+  );
+  // A failure to connect is the database being unreachable, which start-up retries.
+  await listener.connect();
+  try {
+    let timer: NodeJS.Timeout | undefined;
+    const heard = new Promise<boolean>((resolve) => {
+      listener.on('notification', (message) => message.channel === channel && resolve(true));
+      timer = setTimeout(resolve, LISTEN_CHECK_MS, false);
+    });
+    await listener.query(`listen ${channel}`);
+    await pool.query('select pg_notify($1, $2)', [channel, 'check']);
+    const ok = await heard;
+    clearTimeout(timer);
+    if (ok) return;
+  } finally {
+    await listener.end().catch(() => {});
+  }
+  throw new DatabaseSetupError(
+    database.directUrl
+      ? `LISTEN on DATABASE_DIRECT_URL (${serverName(database.directUrl)}) did not hear a NOTIFY sent through DATABASE_URL (${serverName(database.url)}) within ${LISTEN_CHECK_MS / 1000} s: DATABASE_DIRECT_URL must name the same database on the PostgreSQL server itself, not a pooler`
+      : `LISTEN through DATABASE_URL (${serverName(database.url)}) did not hear its own NOTIFY within ${LISTEN_CHECK_MS / 1000} s, so live events would be lost: behind a transaction pooler (PgBouncer), set DATABASE_DIRECT_URL to the PostgreSQL server itself (docs/operations.md, "Behind a transaction pooler")`,
+  );
 }
 
 export class DatabaseInUseError extends Error {}
@@ -157,14 +259,24 @@ export async function migrate(
   db: Database,
   afterMigrate?: (em: EntityManager, applied: string[]) => Promise<void>,
 ): Promise<string[]> {
-  const run = async () => {
-    const applied = (await db.orm.migrator.up()).map((migration) => migration.name);
-    if (afterMigrate) await db.fork().transactional((em) => afterMigrate(em, applied));
+  const run = async (orm: MikroORM) => {
+    const applied = (await orm.migrator.up()).map((migration) => migration.name);
+    if (afterMigrate) await orm.em.fork().transactional((em) => afterMigrate(em, applied));
     return applied;
   };
-  if (db.kind === 'embedded') return run();
-  return db.fork().transactional(async (em) => {
-    await em.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
-    return run();
-  });
+  if (db.kind === 'embedded') return run(db.orm);
+  const locked = (orm: MikroORM) =>
+    orm.em.fork().transactional(async (em) => {
+      await em.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+      return run(orm);
+    });
+  if (!db.directUrl) return locked(db.orm);
+  // Behind a transaction pooler, the migrations and their lock go to the server itself, on an ORM of their
+  // own (two connections: the lock's transaction, and the migrator's), closed once they are done.
+  const direct = await initOrm({ url: db.directUrl, poolSize: 2 });
+  try {
+    return await locked(direct);
+  } finally {
+    await direct.close(true);
+  }
 }

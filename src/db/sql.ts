@@ -1,22 +1,25 @@
 import type { Client, Pool, PoolClient } from 'pg';
+import type { Replica, Replicas } from './replicas.ts';
 
 /**
  * A statement sent by name: each connection parses and plans it once (a generic plan, see ON_CONNECT)
- * and then only binds values to it.
+ * and then only binds values to it. Behind a transaction pooler the name is not sent (see createSql).
  */
 export interface Statement {
   readonly name: string;
   readonly text: string;
+  /** A read whose answer may be slightly stale: a read replica may serve it (src/db/replicas.ts). */
+  readonly mayBeStale: boolean;
 }
 
 const texts = new Map<string, string>();
 
 /** Declares a named statement. pg refuses a name used with two texts, so that is caught here, at import. */
-export function statement(name: string, text: string): Statement {
+export function statement(name: string, text: string, options: { mayBeStale?: boolean } = {}): Statement {
   const known = texts.get(name);
   if (known !== undefined && known !== text) throw new Error(`Two statements are named ${name}`);
   texts.set(name, text);
-  return { name, text };
+  return { name, text, mayBeStale: options.mayBeStale ?? false };
 }
 
 /** A timestamptz column as RFC 3339 in UTC (`2030-09-01T08:30:00.000Z`), what the `DateTime` scalar speaks. */
@@ -51,18 +54,39 @@ const RELISTEN_MS = 1_000;
 // without the statements an earlier one prepared there, or preparing them again would fail.
 const ON_CONNECT = 'set plan_cache_mode = force_generic_plan; deallocate all';
 
+export interface SqlOptions {
+  /**
+   * `pool` reaches a transaction pooler: every statement goes unnamed (parsed and planned at each run) and
+   * no connection is given session settings, since each transaction may run on another server session.
+   */
+  pooler?: boolean;
+  /** Where LISTEN connects when not through the pool's settings: the server itself (DATABASE_DIRECT_URL). */
+  listenUrl?: string;
+  /** Read replicas for the statements that may be stale. */
+  replicas?: Replicas;
+}
+
+/** Only in tests: `{ name, text, values }` sent by name, `{ text, values }` unnamed. */
+type QueryConfig = { name?: string; text: string; values: unknown[] };
+
 /**
  * Prepared statements over MikroORM's own `pg` pool, for the hot paths that need no entities. Every
- * connection the pool opens, for MikroORM or for this client, first runs ON_CONNECT.
+ * connection the pool opens, for MikroORM or for this client, first runs ON_CONNECT (not behind a pooler).
  * `toDriverError` turns a `pg` error into MikroORM's exception, so both paths fail alike.
  */
-export function createSql(pool: Pool, toDriverError: (error: Error) => Error): Sql {
+export function createSql(pool: Pool, toDriverError: (error: Error) => Error, options: SqlOptions = {}): Sql {
+  const { pooler = false, replicas } = options;
   // Read by the pool whenever it opens a connection, and awaited before the connection is handed out.
   const onConnect = pool.options.onConnect;
   pool.options.onConnect = async (client) => {
     await onConnect?.(client);
-    await client.query(ON_CONNECT);
+    if (!pooler) await client.query(ON_CONNECT);
+    if (replicas) replicas.watchPrimary(client as PoolClient);
   };
+  const configOf = (statement: Statement, values: readonly unknown[]): QueryConfig =>
+    pooler
+      ? { text: statement.text, values: values as unknown[] }
+      : { name: statement.name, text: statement.text, values: values as unknown[] };
 
   /** Runs one statement; a failure tells whether the connection itself broke (then it is not reused). */
   const run = async <T>(
@@ -74,7 +98,7 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error): S
       const result =
         typeof statement === 'string'
           ? await client.query(statement)
-          : await client.query({ name: statement.name, text: statement.text, values: values as unknown[] });
+          : await client.query(configOf(statement, values));
       return result.rows as T[];
     } catch (error) {
       // An error the server answered (it has a severity) leaves the connection as good as before.
@@ -84,6 +108,34 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error): S
     }
   };
   const brokenConnections = new WeakSet<PoolClient>();
+
+  /**
+   * A read on a replica; undefined when the replica could not answer it (the primary answers then). A
+   * replica that cannot be reached is skipped until its next poll; an error it answered (a query
+   * cancelled by recovery, say) sends this read alone to the primary, which answers it or fails it as ever.
+   */
+  const onReplica = async <T>(replica: Replica, statement: Statement, values: readonly unknown[]) => {
+    let client: PoolClient;
+    try {
+      client = await replica.pool.connect();
+    } catch {
+      replica.failed();
+      replicas?.counted('primary');
+      return undefined;
+    }
+    try {
+      const result = await client.query(configOf(statement, values));
+      client.release();
+      replicas?.counted('replica');
+      return { rows: result.rows as T[] };
+    } catch (error) {
+      const answered = Boolean((error as { severity?: string }).severity);
+      client.release(answered ? undefined : (error as Error));
+      if (!answered) replica.failed();
+      replicas?.counted('primary');
+      return undefined;
+    }
+  };
 
   const connect = () =>
     pool.connect().catch((error: Error) => {
@@ -110,7 +162,9 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error): S
       retry.unref();
     };
     const open = async () => {
-      const connecting = new ListenerClient(pool.options);
+      const connecting = new ListenerClient(
+        options.listenUrl ? { connectionString: options.listenUrl } : pool.options,
+      );
       client = connecting;
       connecting.on('notification', (message) => {
         if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
@@ -145,7 +199,12 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error): S
     },
     // Not pool.query(): it closes the connection after any failed statement, a unique violation
     // included, and reconnecting costs a round trip (on the embedded database, a race with its one slot).
-    async query(statement, values) {
+    async query<T>(statement: Statement, values: readonly unknown[]): Promise<T[]> {
+      const replica = statement.mayBeStale ? replicas?.pick() : undefined;
+      if (replica) {
+        const answer = await onReplica<T>(replica, statement, values);
+        if (answer) return answer.rows;
+      } else if (statement.mayBeStale) replicas?.counted('primary');
       const client = await connect();
       try {
         return await run(client, statement, values);

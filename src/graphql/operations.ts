@@ -51,7 +51,8 @@ export interface OperationRunnerOptions {
   schema: GraphQLSchema;
   documents: PreparedDocuments;
   /** The request's context: its credentials checked (src/context.ts). */
-  contextOf(request: HttpRequest): Promise<RequestContext>;
+  /** `type`: the operation's, so that a mutation's reads can all go to the primary (src/db/replicas.ts). */
+  contextOf(request: HttpRequest, type: OperationDefinitionNode['operation']): Promise<RequestContext>;
   /** The error mask (src/graphql/errors.ts): what a client may see of an error. */
   mask: (error: unknown) => Error;
   /** Refuses a document over the token limit before it is parsed (src/graphql/query-limits.ts). */
@@ -204,7 +205,7 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
           Allow: 'POST',
         });
       if (prepared.errors.length > 0) return { errors: prepared.errors };
-      context = await options.contextOf(transport);
+      context = await options.contextOf(transport, operation.operation);
       const refused =
         gateRefusal(schema, operation, context) ??
         (options.trustedDocumentsOnly &&

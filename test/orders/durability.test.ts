@@ -12,7 +12,7 @@ async function ownDatabase(): Promise<{ env: Record<string, string>; drop(): Pro
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (adminUrl) {
     const postgres = await createPostgresDatabase(adminUrl);
-    return { env: { DATABASE_URL: postgres.url }, drop: () => postgres.drop() };
+    return { env: postgres.env, drop: () => postgres.drop() };
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'museum-order-crash-'));
   return { env: { MUSEUM_DATA_DIR: dataDir }, drop: () => rm(dataDir, { recursive: true, force: true }) };

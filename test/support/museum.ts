@@ -1,5 +1,7 @@
 // A museum per test file: the real app over a real database with the real migrations. Embedded PGlite in
 // memory by default; with TEST_DATABASE_URL=postgres://… a fresh database on that server, dropped after.
+// With TEST_DATABASE_DIRECT_URL too, TEST_DATABASE_URL is a transaction pooler in front of that server:
+// databases are created and dropped on the server, and the museums reach them through the pooler.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Account } from '../../src/accounts/account.entity.ts';
@@ -39,6 +41,11 @@ export interface TestResponse<T = any> {
 export interface TestMuseum extends Museum {
   /** Where the test database lives, for tests that start a server process on it. */
   databaseUrl: string | undefined;
+  /**
+   * The variables that reach the test database (DATABASE_URL, and DATABASE_DIRECT_URL behind a pooler),
+   * for another instance or a server process over it; `{}` on the embedded database.
+   */
+  databaseEnv: Record<string, string>;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   rest(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   graphql(
@@ -56,21 +63,40 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** A new database on the PostgreSQL server of TEST_DATABASE_URL, dropped by `drop`. */
+/** The test server's URL for the database `name` (its own `postgres` when unnamed), without any pooler. */
+export function directTestUrl(name?: string): string | undefined {
+  const server = process.env.TEST_DATABASE_DIRECT_URL || process.env.TEST_DATABASE_URL;
+  if (!server) return undefined;
+  const url = new URL(server);
+  if (name) url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * A new database on the PostgreSQL server of TEST_DATABASE_URL (created and dropped on
+ * TEST_DATABASE_DIRECT_URL when that is set: a pooler cannot), dropped by `drop`. `env` reaches it.
+ */
 export async function createPostgresDatabase(
   adminUrl: string,
-): Promise<{ url: string; drop(): Promise<void> }> {
+): Promise<{ url: string; env: Record<string, string>; drop(): Promise<void> }> {
   const name = `museum_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
+  const server = process.env.TEST_DATABASE_DIRECT_URL || adminUrl;
+  const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   await admin.query(`create database ${name}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
+  const direct = new URL(server);
+  direct.pathname = `/${name}`;
   return {
     url: url.toString(),
+    env: {
+      DATABASE_URL: url.toString(),
+      ...(process.env.TEST_DATABASE_DIRECT_URL ? { DATABASE_DIRECT_URL: direct.toString() } : {}),
+    },
     async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
+      const client = new pg.Client({ connectionString: server });
       await client.connect();
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();
@@ -86,7 +112,8 @@ export async function startMuseum(
   const adminUrl = process.env.TEST_DATABASE_URL;
   const database = adminUrl ? await createPostgresDatabase(adminUrl) : undefined;
   const config: Config = loadConfig({
-    DATABASE_URL: database?.url ?? 'memory://',
+    DATABASE_URL: 'memory://',
+    ...database?.env,
     MUSEUM_ADMIN_USER: STAFF.name,
     MUSEUM_ADMIN_PASSWORD: STAFF.password,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -124,6 +151,7 @@ export async function startMuseum(
   return {
     ...museum,
     databaseUrl: database?.url,
+    databaseEnv: database?.env ?? {},
     request,
     rest: (method, path, options) => request(method, path, { as: 'visitor', ...options }),
     graphql: (query, variables, options) =>
@@ -184,6 +212,6 @@ export const REFUSED_PRICES: Array<[string, Record<string, unknown>, string]> = 
 
 /** Another instance of the app over the same PostgreSQL database, as a second server behind a balancer. */
 export function openSecondInstance(museum: TestMuseum, env: Record<string, string> = {}): Promise<Museum> {
-  const config = loadConfig({ DATABASE_URL: museum.databaseUrl!, LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ ...museum.databaseEnv, LOG_LEVEL: 'silent', ...env });
   return openMuseum(config, { logger: createLogger('silent'), announce: () => {} });
 }

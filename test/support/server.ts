@@ -87,7 +87,8 @@ export function logLines(server: RunningServer): Record<string, unknown>[] {
 /** A server process over the test museum's database (PostgreSQL), or its own in memory, with the staff account. */
 export function spawnServerFor(museum: TestMuseum, env: Record<string, string> = {}): Promise<RunningServer> {
   return spawnServer({
-    DATABASE_URL: museum.databaseUrl ?? 'memory://',
+    DATABASE_URL: 'memory://',
+    ...museum.databaseEnv,
     MUSEUM_ADMIN_USER: STAFF.name,
     MUSEUM_ADMIN_PASSWORD: STAFF.password,
     ...env,

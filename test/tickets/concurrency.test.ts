@@ -159,7 +159,7 @@ describe('Idempotency-Key across a restart', () => {
       ? undefined
       : await mkdtemp(join(tmpdir(), 'museum-restart-'));
     const first = await startMuseum(dataDir ? { DATABASE_URL: '', MUSEUM_DATA_DIR: dataDir } : {});
-    const databaseEnv = dataDir ? { MUSEUM_DATA_DIR: dataDir } : { DATABASE_URL: first.databaseUrl! };
+    const databaseEnv = dataDir ? { MUSEUM_DATA_DIR: dataDir } : first.databaseEnv;
     const body = generalTicket(upcomingOpenDay(1));
     const headers = { 'idempotency-key': 'survives-restart' };
     const before = await first.rest('POST', '/tickets', { body, headers });
@@ -195,7 +195,7 @@ describe('capacity across two server processes', () => {
       const { spawnServer } = await import('../support/server.ts');
       const museum = await startMuseum({ MUSEUM_DAILY_CAPACITY: '10' });
       const env = {
-        DATABASE_URL: museum.databaseUrl!,
+        ...museum.databaseEnv,
         MUSEUM_DAILY_CAPACITY: '10',
         MUSEUM_ADMIN_USER: STAFF.name,
         MUSEUM_ADMIN_PASSWORD: STAFF.password,

@@ -1,0 +1,282 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg, { type Pool, type PoolClient } from 'pg';
+
+/**
+ * Read replicas (DATABASE_READ_URLS): which one may serve a read that may be slightly stale, and which
+ * reads must go to the primary. The rules:
+ *
+ * - A read goes to a replica only when its statement says it may be stale (`statement(…, { mayBeStale })`)
+ *   and it runs within a request's scope (`Replicas.scope`): work outside a request (the event feed reading
+ *   what a NOTIFY announced, the webhook worker) reads the primary.
+ * - Every read of a request that writes goes to the primary: a mutation is marked so before it runs, and
+ *   the first write statement on the primary (a `begin`, an insert, …) marks any other request so too.
+ * - Read-your-writes: after an account's write commits, the primary's WAL position
+ *   (`pg_current_wal_lsn()`) is kept for the account, and its reads go only to replicas that have replayed
+ *   past it (`pg_last_wal_replay_lsn()`, polled), else to the primary.
+ * - A replica that is down, or further behind than `maxLagSeconds`, is skipped until a poll finds it well.
+ *
+ * The pins are this instance's: behind a balancer without stickiness, an account's next request may reach an
+ * instance that has not seen its write (docs/operations.md says so).
+ */
+export interface Replicas {
+  /** Runs one request's work in a scope of its own (the account, and whether it writes, are noted there). */
+  scope<T>(work: () => T): T;
+  /** The request's authenticated account (its writes pin its reads); `writes`: a mutation. */
+  enter(account: string | undefined, writes: boolean): void;
+  /** A replica for a read that may be stale, within the current scope; undefined: read the primary. */
+  pick(): Replica | undefined;
+  /** Counts a stale-tolerant read by where it went, for /metrics. */
+  counted(target: 'primary' | 'replica'): void;
+  /** Wraps a primary connection so that its writes are noticed (see above). */
+  watchPrimary(client: PoolClient): void;
+  status(): ReplicaStatus[];
+  reads(): { primary: number; replica: number };
+  /** Polls every replica once now (start-up, and tests that stopped one). */
+  poll(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Replica {
+  name: string;
+  pool: Pool;
+  /** A read failed on it: skipped until the next poll finds it answering. */
+  failed(): void;
+}
+
+export interface ReplicaStatus {
+  /** host:port/database, never credentials. */
+  name: string;
+  up: boolean;
+  /** Serving reads: up, in recovery and within the lag bound. */
+  serving: boolean;
+  /** Seconds its replay is behind the primary (0 when it has replayed everything the primary wrote). */
+  lagSeconds: number | null;
+  lagBytes: number | null;
+}
+
+interface Scope {
+  account: string | undefined;
+  /** Everything of this request reads the primary. */
+  primary: boolean;
+}
+
+interface ReplicaState extends Replica {
+  up: boolean;
+  replayLsn: bigint;
+  lagSeconds: number | null;
+  lagBytes: number | null;
+}
+
+/** How often replicas are polled; while some account waits for its write to reach them, more often. */
+const POLL_MS = 1_000;
+const PINNED_POLL_MS = 100;
+
+/** `16/B374D848` as a number. */
+export const parseLsn = (lsn: string): bigint => {
+  const [high, low] = lsn.split('/');
+  return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
+};
+
+/** What a statement does to read-your-writes: opens a transaction, ends one, writes, or only reads. */
+export function statementKind(text: string): 'begin' | 'commit' | 'rollback' | 'inside' | 'read' | 'write' {
+  const head = text.trimStart().slice(0, 24).toLowerCase();
+  if (head.startsWith('begin') || head.startsWith('start transaction')) return 'begin';
+  if (head.startsWith('commit') || head.startsWith('end')) return 'commit';
+  if (head.startsWith('rollback to') || head.startsWith('savepoint') || head.startsWith('release'))
+    return 'inside';
+  if (head.startsWith('rollback') || head.startsWith('abort')) return 'rollback';
+  if (
+    head.startsWith('select') &&
+    !/\bfor\s+(no\s+key\s+)?(update|share|key\s+share)\b|pg_notify|nextval/i.test(text)
+  )
+    return 'read';
+  return 'write';
+}
+
+type Run = (this: PoolClient, ...args: unknown[]) => unknown;
+
+const nameOf = (url: string) => {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+};
+
+export function createReplicas(options: {
+  urls: string[];
+  primary: Pool;
+  maxLagSeconds: number;
+  /** Behind a pooler: replicas' connections carry no session state either (unnamed statements). */
+  onConnect?: (client: pg.Client) => Promise<void>;
+  /** Told when a replica stops or starts serving. */
+  onChange?: (status: ReplicaStatus) => void;
+}): Replicas {
+  const storage = new AsyncLocalStorage<Scope>();
+  const pins = new Map<string, bigint>();
+  const counts = { primary: 0, replica: 0 };
+  let primaryLsn = 0n;
+  let next = 0;
+  let closed = false;
+  const replicas: ReplicaState[] = options.urls.map((url) => {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: 10,
+      connectionTimeoutMillis: 2_000,
+      idleTimeoutMillis: 30_000,
+      application_name: 'museum-api',
+    } as pg.PoolConfig);
+    if (options.onConnect) (pool.options as { onConnect?: unknown }).onConnect = options.onConnect;
+    // An idle connection that breaks (the replica stopped) must not crash the process.
+    pool.on('error', () => {});
+    const state: ReplicaState = {
+      name: nameOf(url),
+      pool,
+      up: false,
+      replayLsn: 0n,
+      lagSeconds: null,
+      lagBytes: null,
+      failed() {
+        state.up = false;
+      },
+    };
+    return state;
+  });
+
+  const serving = (replica: ReplicaState) =>
+    replica.up && replica.lagSeconds !== null && replica.lagSeconds <= options.maxLagSeconds;
+
+  const statusOf = (replica: ReplicaState): ReplicaStatus => ({
+    name: replica.name,
+    up: replica.up,
+    serving: serving(replica),
+    lagSeconds: replica.lagSeconds,
+    lagBytes: replica.lagBytes,
+  });
+
+  async function pollOne(replica: ReplicaState) {
+    const before = serving(replica);
+    try {
+      const { rows } = await replica.pool.query<{
+        lsn: string | null;
+        standby: boolean;
+        behind: number | null;
+      }>(
+        `select pg_last_wal_replay_lsn()::text as lsn, pg_is_in_recovery() as standby,
+                extract(epoch from now() - pg_last_xact_replay_timestamp())::float8 as behind`,
+      );
+      const row = rows[0]!;
+      // A server that is not in recovery (a promoted standby, or a primary named by mistake) has no replay
+      // position: it serves no replica reads, as nothing says how far it is behind.
+      replica.up = row.standby && row.lsn !== null;
+      replica.replayLsn = row.lsn ? parseLsn(row.lsn) : 0n;
+      const bytes = primaryLsn > replica.replayLsn ? primaryLsn - replica.replayLsn : 0n;
+      replica.lagBytes = Number(bytes);
+      replica.lagSeconds = bytes === 0n ? 0 : Math.max(0, row.behind ?? 0);
+    } catch {
+      replica.up = false;
+      replica.lagSeconds = null;
+      replica.lagBytes = null;
+    }
+    if (before !== serving(replica)) options.onChange?.(statusOf(replica));
+  }
+
+  async function poll() {
+    try {
+      const { rows } = await options.primary.query<{ lsn: string }>(
+        'select pg_current_wal_lsn()::text as lsn',
+      );
+      primaryLsn = parseLsn(rows[0]!.lsn);
+    } catch {
+      // The primary away: the replicas' lag is measured against the last position known.
+    }
+    await Promise.all(replicas.map(pollOne));
+    // An account whose write every serving replica has replayed reads them again.
+    for (const [account, lsn] of pins) {
+      if (replicas.every((replica) => !serving(replica) || replica.replayLsn >= lsn)) pins.delete(account);
+    }
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    if (closed) return;
+    timer = setTimeout(
+      () => {
+        void poll().finally(schedule);
+      },
+      pins.size > 0 ? PINNED_POLL_MS : POLL_MS,
+    );
+    timer.unref();
+  };
+  schedule();
+
+  /** The primary's WAL position once a write of the account committed: its reads wait for it. */
+  async function pin(client: PoolClient, run: Run, scope: Scope) {
+    if (!scope.account) return;
+    const { rows } = (await run.call(client, 'select pg_current_wal_lsn()::text as lsn')) as pg.QueryResult;
+    const lsn = parseLsn((rows[0] as { lsn: string }).lsn);
+    const known = pins.get(scope.account);
+    if (known === undefined || lsn > known) pins.set(scope.account, lsn);
+    // Poll sooner than the idle pace, so that the account goes back to the replicas soon.
+    if (timer && pins.size === 1) {
+      clearTimeout(timer);
+      // Outside this request's scope: the timer would otherwise carry it.
+      storage.exit(schedule);
+    }
+  }
+
+  const inTransaction = new WeakSet<PoolClient>();
+
+  return {
+    scope: (work) => storage.run({ account: undefined, primary: false }, work),
+    enter(account, writes) {
+      const scope = storage.getStore();
+      if (!scope) return;
+      scope.account = account;
+      if (writes) scope.primary = true;
+    },
+    pick() {
+      const scope = storage.getStore();
+      if (!scope || scope.primary || replicas.length === 0) return undefined;
+      const needed = scope.account === undefined ? undefined : pins.get(scope.account);
+      for (let tried = 0; tried < replicas.length; tried++) {
+        const replica = replicas[next++ % replicas.length]!;
+        if (serving(replica) && (needed === undefined || replica.replayLsn >= needed)) return replica;
+      }
+      return undefined;
+    },
+    counted(target) {
+      counts[target]++;
+    },
+    watchPrimary(client) {
+      const run = client.query as unknown as Run;
+      // Only the promise form with a text (what MikroORM's driver and src/db/sql.ts send) is looked at.
+      client.query = function (this: PoolClient, ...args: unknown[]) {
+        const scope = storage.getStore();
+        const [config, values] = args;
+        const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
+        if (!scope || typeof text !== 'string' || typeof values === 'function' || args.length > 2)
+          return run.apply(this, args);
+        const kind = statementKind(text);
+        if (kind === 'read' || kind === 'inside') return run.apply(this, args);
+        scope.primary = true;
+        if (kind === 'begin') inTransaction.add(this);
+        if (kind === 'rollback') inTransaction.delete(this);
+        const result = run.apply(this, args) as Promise<unknown>;
+        if (kind === 'commit' || (kind === 'write' && !inTransaction.has(this))) {
+          inTransaction.delete(this);
+          return result.then(async (answer) => {
+            await pin(this, run, scope);
+            return answer;
+          });
+        }
+        return result;
+      } as unknown as PoolClient['query'];
+    },
+    status: () => replicas.map(statusOf),
+    reads: () => ({ ...counts }),
+    poll,
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      await Promise.all(replicas.map((replica) => replica.pool.end().catch(() => {})));
+    },
+  };
+}
