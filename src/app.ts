@@ -64,7 +64,7 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
       const context = await createRequestContext(requestDeps, transport.header, transport.address);
       context.transport = transport;
       transport.observation.account = context.principal?.name;
-      deps.db.replicas?.enter(context.principal?.name, type === 'mutation');
+      deps.db.replicas?.enter(context.principal?.name, type !== 'query');
       return context;
     },
     mask,

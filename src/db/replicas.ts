@@ -27,8 +27,6 @@ export interface Replicas {
   pick(): Replica | undefined;
   /** Counts a stale-tolerant read by where it went, for /metrics. */
   counted(target: 'primary' | 'replica'): void;
-  /** Wraps a primary connection so that its writes are noticed (see above). */
-  watchPrimary(client: PoolClient): void;
   status(): ReplicaStatus[];
   reads(): { primary: number; replica: number };
   /** Polls every replica once now (start-up, and tests that stopped one). */
@@ -55,6 +53,8 @@ export interface ReplicaStatus {
 }
 
 interface Scope {
+  /** The operation runs: its account is known (authentication's own writes came before). */
+  entered: boolean;
   account: string | undefined;
   /** Everything of this request reads the primary. */
   primary: boolean;
@@ -154,13 +154,8 @@ export function createReplicas(options: {
   async function pollOne(replica: ReplicaState) {
     const before = serving(replica);
     try {
-      const { rows } = await replica.pool.query<{
-        lsn: string | null;
-        standby: boolean;
-        behind: number | null;
-      }>(
-        `select pg_last_wal_replay_lsn()::text as lsn, pg_is_in_recovery() as standby,
-                extract(epoch from now() - pg_last_xact_replay_timestamp())::float8 as behind`,
+      const { rows } = await replica.pool.query<{ lsn: string | null; standby: boolean }>(
+        'select pg_last_wal_replay_lsn()::text as lsn, pg_is_in_recovery() as standby',
       );
       const row = rows[0]!;
       // A server that is not in recovery (a promoted standby, or a primary named by mistake) has no replay
@@ -169,7 +164,7 @@ export function createReplicas(options: {
       replica.replayLsn = row.lsn ? parseLsn(row.lsn) : 0n;
       const bytes = primaryLsn > replica.replayLsn ? primaryLsn - replica.replayLsn : 0n;
       replica.lagBytes = Number(bytes);
-      replica.lagSeconds = bytes === 0n ? 0 : Math.max(0, row.behind ?? 0);
+      replica.lagSeconds = secondsBehind(replica.replayLsn);
     } catch {
       replica.up = false;
       replica.lagSeconds = null;
@@ -178,12 +173,29 @@ export function createReplicas(options: {
     if (before !== serving(replica)) options.onChange?.(statusOf(replica));
   }
 
+  /**
+   * The primary's WAL positions as polled, oldest first, over the last `maxLagSeconds` and a little more:
+   * a replica is as far behind as the oldest position it has not replayed. (The replica's own
+   * pg_last_xact_replay_timestamp() says when the last transaction it replayed committed, which on a quiet
+   * primary is long ago even for a replica that has replayed everything.)
+   */
+  const positions: { at: number; lsn: bigint }[] = [];
+  const secondsBehind = (replayed: bigint): number => {
+    const first = positions.find((position) => position.lsn > replayed);
+    return first ? Math.round(performance.now() - first.at) / 1000 : 0;
+  };
+
   async function poll() {
     try {
       const { rows } = await options.primary.query<{ lsn: string }>(
         'select pg_current_wal_lsn()::text as lsn',
       );
       primaryLsn = parseLsn(rows[0]!.lsn);
+      const now = performance.now();
+      if (positions.at(-1)?.lsn !== primaryLsn) positions.push({ at: now, lsn: primaryLsn });
+      // Beyond the bound (and a margin) only the oldest position matters: the replica is too far behind.
+      while (positions.length > 1 && now - positions[1]!.at > (options.maxLagSeconds + 5) * 1000)
+        positions.shift();
     } catch {
       // The primary away: the replicas' lag is measured against the last position known.
     }
@@ -223,12 +235,49 @@ export function createReplicas(options: {
   }
 
   const inTransaction = new WeakSet<PoolClient>();
+  const watched = new WeakSet<PoolClient>();
+
+  /**
+   * Every connection of the primary's pool is watched as it is handed out (those MikroORM opened before
+   * this module existed included), so that a request's writes are noticed, whichever path sends them.
+   */
+  function watchPrimary(client: PoolClient) {
+    if (watched.has(client)) return;
+    watched.add(client);
+    const run = client.query as unknown as Run;
+
+    // Only the promise form with a text (what MikroORM's driver and src/db/sql.ts send) is looked at.
+    client.query = function (this: PoolClient, ...args: unknown[]) {
+      const scope = storage.getStore();
+      const [config, values] = args;
+      // Before the operation runs (authentication's own bookkeeping, the login counters), nothing is noted.
+      const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
+      if (!scope?.entered || typeof text !== 'string' || typeof values === 'function' || args.length > 2)
+        return run.apply(this, args);
+      const kind = statementKind(text);
+      if (kind === 'read' || kind === 'inside') return run.apply(this, args);
+      scope.primary = true;
+      if (kind === 'begin') inTransaction.add(this);
+      if (kind === 'rollback') inTransaction.delete(this);
+      const result = run.apply(this, args) as Promise<unknown>;
+      if (kind === 'commit' || (kind === 'write' && !inTransaction.has(this))) {
+        inTransaction.delete(this);
+        return result.then(async (answer) => {
+          await pin(this, run, scope);
+          return answer;
+        });
+      }
+      return result;
+    } as unknown as PoolClient['query'];
+  }
+  options.primary.on('acquire', watchPrimary);
 
   return {
-    scope: (work) => storage.run({ account: undefined, primary: false }, work),
+    scope: (work) => storage.run({ entered: false, account: undefined, primary: false }, work),
     enter(account, writes) {
       const scope = storage.getStore();
       if (!scope) return;
+      scope.entered = true;
       scope.account = account;
       if (writes) scope.primary = true;
     },
@@ -244,31 +293,6 @@ export function createReplicas(options: {
     },
     counted(target) {
       counts[target]++;
-    },
-    watchPrimary(client) {
-      const run = client.query as unknown as Run;
-      // Only the promise form with a text (what MikroORM's driver and src/db/sql.ts send) is looked at.
-      client.query = function (this: PoolClient, ...args: unknown[]) {
-        const scope = storage.getStore();
-        const [config, values] = args;
-        const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
-        if (!scope || typeof text !== 'string' || typeof values === 'function' || args.length > 2)
-          return run.apply(this, args);
-        const kind = statementKind(text);
-        if (kind === 'read' || kind === 'inside') return run.apply(this, args);
-        scope.primary = true;
-        if (kind === 'begin') inTransaction.add(this);
-        if (kind === 'rollback') inTransaction.delete(this);
-        const result = run.apply(this, args) as Promise<unknown>;
-        if (kind === 'commit' || (kind === 'write' && !inTransaction.has(this))) {
-          inTransaction.delete(this);
-          return result.then(async (answer) => {
-            await pin(this, run, scope);
-            return answer;
-          });
-        }
-        return result;
-      } as unknown as PoolClient['query'];
     },
     status: () => replicas.map(statusOf),
     reads: () => ({ ...counts }),

@@ -81,7 +81,6 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error, op
   pool.options.onConnect = async (client) => {
     await onConnect?.(client);
     if (!pooler) await client.query(ON_CONNECT);
-    if (replicas) replicas.watchPrimary(client as PoolClient);
   };
   const configOf = (statement: Statement, values: readonly unknown[]): QueryConfig =>
     pooler

@@ -8,6 +8,7 @@ const EVENTS_BY_ID = statement(
   'events_by_id',
   `select e.id, ${EVENT_JSON('e')} as event from special_event e
    where e.id = any($1::uuid[]) and e.deleted_at is null`,
+  { mayBeStale: true },
 );
 
 /** A listed (not deleted) event, or null; read with every other event the same level of the query asks for. */
@@ -38,6 +39,7 @@ const EVENTS_ON_DAYS = statement(
             join special_event e on e.id = p.event_id and e.deleted_at is null
           ), '[]') as events
    from unnest($1::date[]) as days(day)`,
+  { mayBeStale: true },
 );
 
 /** The events that run on `date`, at most `limit`, ordered by name then eventId. */
@@ -86,6 +88,7 @@ const AVAILABILITY = statement(
    ) s
    where e.id = any($1::uuid[]) and e.deleted_at is null
    group by e.id`,
+  { mayBeStale: true },
 );
 
 /** Each date of an event with the tickets it has left, ascending. */

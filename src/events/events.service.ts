@@ -90,6 +90,7 @@ export const EVENT_JSON = (e: string) => `json_build_object(
 const EVENT_BY_ID = statement(
   'event_by_id',
   `select ${EVENT_JSON('e')} as event from special_event e where e.id = $1::uuid and e.deleted_at is null`,
+  { mayBeStale: true },
 );
 
 /** A listed (not deleted) event, or null. */
@@ -243,7 +244,7 @@ const TOTAL_OF_RANGE = `
   select coalesce(sum(row_count), 0)::int as total from special_event_date_count
   where date between $1::date and $2::date and previous_date < $1::date`;
 
-const EVENT_TOTAL = statement('event_total', TOTAL_OF_RANGE);
+const EVENT_TOTAL = statement('event_total', TOTAL_OF_RANGE, { mayBeStale: true });
 
 // The total, and one page: special_event_date_listing_idx walked in order up to the page's end, keeping each
 // event's first date inside the range, then the page's events. A page past the end still brings the total.
@@ -261,6 +262,7 @@ const EVENT_PAGE = statement(
             ) page
             join special_event e on e.id = page.event_id and e.deleted_at is null
           ), '[]') as items`,
+  { mayBeStale: true },
 );
 
 /** How many events have a date in the range. */

@@ -51,6 +51,7 @@ const OPEN_DAYS = statement(
    where h.time_open is not null
    order by d.day
    limit $2::int offset $3::bigint`,
+  { mayBeStale: true },
 );
 
 /** Open days from `startDate` on, ascending: the weekly schedule, overridden by per-date hours. */

@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { CHECK_IN_OUTCOMES, type CheckInOutcome } from '../check-ins/check-ins.rules.ts';
 import type { Database } from '../db/database.ts';
+import type { ReplicaStatus } from '../db/replicas.ts';
 import type { WebhookBacklog } from '../webhooks/webhooks.service.ts';
 import { Timings } from './timings.ts';
 
@@ -128,6 +129,55 @@ export function createMetrics(
         if (read) this.set(value(read));
       },
     });
+
+  // Read replicas (DATABASE_READ_URLS): each one's state as its last poll found it (src/db/replicas.ts).
+  const { replicas } = db;
+  if (replicas) {
+    const perReplica = (name: string, help: string, value: (status: ReplicaStatus) => number | null) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['replica'] as const,
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const status of replicas.status()) {
+            const measured = value(status);
+            if (measured !== null) this.set({ replica: status.name }, measured);
+          }
+        },
+      });
+    perReplica('db_replica_up', 'Whether the read replica answers (1) or not (0).', (status) =>
+      status.up ? 1 : 0,
+    );
+    perReplica(
+      'db_replica_serving',
+      'Whether the read replica serves reads (1), or is skipped (0): down, or lagging beyond DATABASE_REPLICA_MAX_LAG.',
+      (status) => (status.serving ? 1 : 0),
+    );
+    perReplica(
+      'db_replica_lag_seconds',
+      'How far the read replica’s replay is behind the primary, in seconds (0 when it has replayed all).',
+      (status) => status.lagSeconds,
+    );
+    perReplica(
+      'db_replica_lag_bytes',
+      'How far the read replica’s replay is behind the primary’s WAL position, in bytes.',
+      (status) => status.lagBytes,
+    );
+    new Counter({
+      name: 'db_stale_tolerant_reads_total',
+      help: 'Reads that may be served by a replica, by where they went (primary: a writer’s, or no replica fit).',
+      labelNames: ['target'] as const,
+      registers: [registry],
+      collect() {
+        const reads = replicas.reads();
+        this.reset();
+        this.inc({ target: 'replica' }, reads.replica);
+        this.inc({ target: 'primary' }, reads.primary);
+      },
+    });
+  }
 
   const checkIns = new Counter({
     name: 'museum_check_ins_total',

@@ -44,6 +44,11 @@ export function pagesTable(options: PagesOptions): (pathname: string) => Page | 
     if (options.isDraining()) return problemAnswer('unavailable', 'The service is shutting down');
     try {
       await options.db.fork().execute('select 1');
+      // With read replicas, how each is doing (lag, serving or skipped): the instance is ready either way,
+      // since the primary serves every read a replica cannot.
+      const replicas = options.db.replicas?.status();
+      if (replicas)
+        return { ...OK, headers: { ...JSON_NO_STORE }, body: JSON.stringify({ status: 'ok', replicas }) };
       return { ...OK, headers: { ...JSON_NO_STORE } };
     } catch {
       return problemAnswer('unavailable', 'The database is unreachable', [], { 'Retry-After': '5' });

@@ -136,12 +136,14 @@ const ORDER_COLUMNS = `o.id as "orderId", o.email, ${rfc3339('o.created_at')} as
 const ORDER_BY_ID = statement(
   'order_by_id',
   `select ${ORDER_COLUMNS} from ticket_order o where o.id = $1::uuid and ($2::boolean or o.account_id = $3::uuid)`,
+  { mayBeStale: true },
 );
 
 const ORDERS_OF_ACCOUNT = statement(
   'orders_of_account',
   `select ${ORDER_COLUMNS} from ticket_order o where o.account_id = $1::uuid
    order by o.created_at desc, o.id limit $2::int offset $3::bigint`,
+  { mayBeStale: true },
 );
 
 /** An order as its owner, or staff, may see it; anyone else gets null, as if it did not exist. */

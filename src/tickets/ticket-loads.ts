@@ -13,6 +13,7 @@ const TICKETS_BY_ID = statement(
   `select t.id, ${TICKET_VIEW_JSON} as ticket
    from ticket t left join special_event e on e.id = t.event_id
    where t.id = any($1::uuid[]) and ($2::boolean or t.account_id = $3::uuid)`,
+  { mayBeStale: true },
 );
 
 /** A ticket as getTicket shows it (null for anyone but its owner, staff or a gate), read in batches. */
@@ -61,6 +62,7 @@ const TICKETS_OF_ACCOUNTS = statement(
             ) page
           ), '[]') as items
    from unnest($1::uuid[]) as a(id)`,
+  { mayBeStale: true },
 );
 
 /** One page of an account's own tickets, ordered by ticket date then purchase time, and their total. */
@@ -99,6 +101,7 @@ const GENERAL_REMAINING = statement(
             (select count(*)::int from ticket t
              where t.ticket_type = 'general' and t.ticket_date = days.day and t.cancelled_at is null)), 0) as remaining
    from unnest($1::date[]) as days(day)`,
+  { mayBeStale: true },
 );
 
 /** General admission tickets left on `date` under `dailyCapacity`; null when unlimited. */

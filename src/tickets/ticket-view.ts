@@ -49,6 +49,7 @@ const TICKET_BY_ID = statement(
   `select ${TICKET_VIEW_COLUMNS}
    from ticket t left join special_event e on e.id = t.event_id
    where t.id = $1::uuid and ($2::boolean or t.account_id = $3::uuid)`,
+  { mayBeStale: true },
 );
 
 /** A ticket as its owner, staff or a gate may see it; anyone else gets null, as if it did not exist. */

@@ -104,16 +104,20 @@ export async function createPostgresDatabase(
   };
 }
 
-/** Opens a museum on a fresh database with a staff account and two visitors (`logger`: to read its lines). */
+/**
+ * Opens a museum on a fresh database with a staff account and two visitors (`logger`: to read its lines;
+ * `envFor`: more variables that depend on the database's name, such as replicas' URLs).
+ */
 export async function startMuseum(
   env: Record<string, string> = {},
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; envFor?: (databaseName: string) => Record<string, string> } = {},
 ): Promise<TestMuseum> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   const database = adminUrl ? await createPostgresDatabase(adminUrl) : undefined;
   const config: Config = loadConfig({
     DATABASE_URL: 'memory://',
     ...database?.env,
+    ...(database && options.envFor?.(new URL(database.url).pathname.slice(1))),
     MUSEUM_ADMIN_USER: STAFF.name,
     MUSEUM_ADMIN_PASSWORD: STAFF.password,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
