@@ -16,13 +16,15 @@
 // server's RSS (/proc) and its event-loop delay (p99 and max, from /metrics: prom-client resets its
 // histogram on each scrape, and the soak is the only scraper).
 //
-// Pass: no unexpected status, no failed request, no lost subscription event, no subscriber dropped; and RSS,
-// event-loop p99 and request p99 of the last window at most 10 % above the first window's. Exit 0 or 1;
+// Pass: no unexpected status, no failed request, no lost subscription event (as many messages for each event
+// as it had changes, its last state among them), no subscriber dropped; and RSS, event-loop p99 and request
+// p99 of the last window at most 10 % above the first window's. Each window also shows the server's CPU and
+// the whole machine's, to tell the server's own drift from a neighbour's load. Exit 0 or 1;
 // SOAK_REPORT=file.json writes the figures as JSON.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient } from 'graphql-ws';
@@ -34,6 +36,7 @@ const RATE = Number(process.env.SOAK_RATE ?? 200);
 const WINDOW = Number(process.env.SOAK_WINDOW ?? (SECONDS >= 180 ? 60 : SECONDS / 3));
 const WARMUP = Number(process.env.SOAK_WARMUP ?? 15);
 const TOLERANCE = 0.1;
+const cores = availableParallelism();
 const ADMIN = { name: 'soak-admin', password: 'soak-admin-password' };
 const authorization = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
 const databaseUrl = process.env.DATABASE_URL;
@@ -87,6 +90,20 @@ async function startServer(): Promise<Server> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** CPU seconds so far: the server process's, and the whole machine's busy and total (all cores). */
+function cpuSeconds(server: Server) {
+  const ticks = 100; // USER_HZ
+  const fields = readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const all = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
+  const idle = all[3]! + all[4]!;
+  const total = all.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  return {
+    server: (Number(fields[11]) + Number(fields[12])) / ticks,
+    busy: (total - idle) / ticks,
+    total: total / ticks,
+  };
+}
 
 function rssMb(server: Server): number {
   const status = readFileSync(`/proc/${server.child.pid}/status`, 'utf8');
@@ -146,6 +163,13 @@ function send(base: string, method: string, path: string, body?: unknown): Promi
   });
 }
 
+/** A request that must answer `status`; its JSON body. */
+async function expectOk(base: string, method: string, path: string, body?: unknown, status = 200) {
+  const answer = await send(base, method, path, body);
+  if (answer.status !== status) throw new Error(`${method} ${path}: ${answer.status} ${answer.body}`);
+  return JSON.parse(answer.body);
+}
+
 // ——— the traffic ———
 
 interface Kind {
@@ -162,14 +186,9 @@ const soakName = (n: number) => `Soak edit ${n}`;
 
 async function traffic(server: Server) {
   const base = server.url;
-  const expectOk = async (method: string, path: string, body: unknown, status: number) => {
-    const answer = await send(base, method, path, body);
-    if (answer.status !== status) throw new Error(`${method} ${path}: ${answer.status} ${answer.body}`);
-    return JSON.parse(answer.body);
-  };
   // Open days to buy tickets for, and events to read and edit (ten of the soak's own; the embedded database
   // also holds the demo events).
-  const days = ((await expectOk('GET', '/museum-hours?limit=30', undefined, 200)) as { date: string }[]).map(
+  const days = ((await expectOk(base, 'GET', '/museum-hours?limit=30')) as { date: string }[]).map(
     (day) => day.date,
   );
   const eventBody = (name: string) => ({
@@ -182,8 +201,11 @@ async function traffic(server: Server) {
   const events: string[] = [];
   for (let i = 0; i < 10; i++)
     events.push(
-      ((await expectOk('POST', '/special-events', eventBody(`Soak seed ${i}`), 201)) as { eventId: string })
-        .eventId,
+      (
+        (await expectOk(base, 'POST', '/special-events', eventBody(`Soak seed ${i}`), 201)) as {
+          eventId: string;
+        }
+      ).eventId,
     );
   return { days, events, eventBody };
 }
@@ -193,14 +215,26 @@ async function traffic(server: Server) {
 const SUBSCRIPTION = 'subscription Soak { specialEventPublished { eventId name } }';
 
 interface Subscriber {
+  /** The names heard (each edit gives its event a new one). */
   heard: Set<string>;
+  /** The messages heard, by event. */
+  messages: Map<string, number>;
   failures: string[];
   close(): void;
+}
+
+/** Takes a specialEventPublished payload into `heard` and `messages`. */
+function hear(subscriber: Pick<Subscriber, 'heard' | 'messages'>, event: unknown) {
+  const { eventId, name } = (event ?? {}) as { eventId?: string; name?: string };
+  if (typeof eventId !== 'string' || typeof name !== 'string') return;
+  subscriber.heard.add(name);
+  subscriber.messages.set(eventId, (subscriber.messages.get(eventId) ?? 0) + 1);
 }
 
 /** A server-sent-events subscriber, read off the stream as a browser's EventSource would. */
 async function sseSubscriber(base: string): Promise<Subscriber> {
   const heard = new Set<string>();
+  const messages = new Map<string, number>();
   const failures: string[] = [];
   const abort = new AbortController();
   let closing = false;
@@ -231,8 +265,7 @@ async function sseSubscriber(base: string): Promise<Subscriber> {
           if (!block.includes('event: next') || !data) continue;
           const payload = JSON.parse(data);
           if (payload.errors) failures.push(`SSE: ${JSON.stringify(payload.errors)}`);
-          const name = payload.data?.specialEventPublished?.name;
-          if (typeof name === 'string') heard.add(name);
+          hear({ heard, messages }, payload.data?.specialEventPublished);
         }
       }
       if (!closing) failures.push('SSE: the server ended the stream');
@@ -242,6 +275,7 @@ async function sseSubscriber(base: string): Promise<Subscriber> {
   })();
   return {
     heard,
+    messages,
     failures,
     close() {
       closing = true;
@@ -253,6 +287,7 @@ async function sseSubscriber(base: string): Promise<Subscriber> {
 /** A graphql-ws subscriber (subprotocol graphql-transport-ws), as docs/live.md sets one up. */
 async function wsSubscriber(base: string): Promise<Subscriber> {
   const heard = new Set<string>();
+  const messages = new Map<string, number>();
   const failures: string[] = [];
   let closing = false;
   let opened!: () => void;
@@ -271,13 +306,12 @@ async function wsSubscriber(base: string): Promise<Subscriber> {
       },
     },
   });
-  client.subscribe<{ specialEventPublished: { name: string } }>(
+  client.subscribe<{ specialEventPublished: { eventId: string; name: string } }>(
     { query: SUBSCRIPTION },
     {
       next: (result) => {
         if (result.errors) failures.push(`WebSocket: ${JSON.stringify(result.errors)}`);
-        const name = result.data?.specialEventPublished.name;
-        if (name) heard.add(name);
+        hear({ heard, messages }, result.data?.specialEventPublished);
       },
       error: (error) => {
         if (!closing)
@@ -291,6 +325,7 @@ async function wsSubscriber(base: string): Promise<Subscriber> {
   await subscribed;
   return {
     heard,
+    messages,
     failures,
     close() {
       closing = true;
@@ -312,6 +347,9 @@ interface Window {
   peakRssMb: number;
   loopP99: number;
   loopMax: number;
+  /** The server's CPU over the window, and the whole machine's (all cores, load generator and database included), in % of one core. */
+  serverCpu: number;
+  machineCpu: number;
 }
 
 const quantile = (sorted: number[], q: number) =>
@@ -333,7 +371,14 @@ async function main() {
     await sleep(50);
   }
 
+  // Every change made (a PATCH or a POST answered 2xx): its name, and the changes by event.
   const published: string[] = [];
+  const changes = new Map<string, number>();
+  const changed = (answer: Answer) => {
+    const { eventId, name } = JSON.parse(answer.body) as { eventId: string; name: string };
+    published.push(name);
+    changes.set(eventId, (changes.get(eventId) ?? 0) + 1);
+  };
   let edits = 0;
   let purchases = 0;
   const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)]!;
@@ -387,7 +432,7 @@ async function main() {
         const name = soakName(++edits);
         return { method: 'PATCH', path: `/special-events/${pick(events)}`, body: { name } };
       },
-      done: (answer) => published.push((JSON.parse(answer.body) as { name: string }).name),
+      done: changed,
     },
   ];
   // Now and then an event is created rather than edited (one in 20 edits).
@@ -396,7 +441,7 @@ async function main() {
     weight: 0,
     expect: 201,
     make: () => ({ method: 'POST', path: '/special-events', body: eventBody(soakName(++edits)) }),
-    done: (answer) => published.push((JSON.parse(answer.body) as { name: string }).name),
+    done: changed,
   };
   // A fixed, shuffled cycle of 100 slots by weight.
   const cycle: Kind[] = kinds.flatMap((kind) => Array.from({ length: kind.weight }, () => kind));
@@ -486,6 +531,12 @@ async function main() {
     const closeWindow = async () => {
       const window = closed++;
       const loop = await eventLoop(server);
+      const now = cpuSeconds(server);
+      const elapsed = (now.total - cpu.total) / cores;
+      const [serverCpu, machineCpu] = [now.server - cpu.server, now.busy - cpu.busy].map(
+        (seconds) => (100 * seconds) / elapsed,
+      );
+      cpu = now;
       // Requests due in this window may still be in flight; the row is completed below, at the end.
       rows[window] = {
         window: window + 1,
@@ -495,19 +546,25 @@ async function main() {
         p99: 0,
         max: 0,
         rssMb: rssMb(server),
+        serverCpu: serverCpu!,
+        machineCpu: machineCpu!,
         peakRssMb: 0,
         loopP99: loop.p99,
         loopMax: loop.max,
       };
       console.error(
-        `  window ${window + 1}/${windows}: RSS ${rows[window]!.rssMb.toFixed(0)} MB, event loop p99 ${loop.p99.toFixed(1)} ms, ${inFlight} in flight`,
+        `  window ${window + 1}/${windows}: RSS ${rows[window]!.rssMb.toFixed(0)} MB, event loop p99 ${loop.p99.toFixed(1)} ms, server CPU ${serverCpu!.toFixed(0)} %, machine ${machineCpu!.toFixed(0)} %, ${inFlight} in flight`,
       );
       if (closed < windows)
         setTimeout(closeWindow, started + (closed + 1) * WINDOW * 1000 - performance.now());
       else clearInterval(sampler);
     };
-    // The event-loop histogram restarts when the measurement does.
-    setTimeout(() => void eventLoop(server), WARMUP * 1000);
+    // The event-loop histogram and the CPU counts restart when the measurement does.
+    let cpu = cpuSeconds(server);
+    setTimeout(() => {
+      cpu = cpuSeconds(server);
+      void eventLoop(server);
+    }, WARMUP * 1000);
     setTimeout(closeWindow, (WARMUP + WINDOW) * 1000);
   });
   // The last requests, the last window, then the subscribers' last events.
@@ -516,14 +573,29 @@ async function main() {
     (inFlight > 0 || rows.length < windows) && Date.now() < deadline;
   )
     await sleep(50);
+  // A change is announced with the event as it is when each instance reads it (PostgreSQL: NOTIFY names
+  // the event), so two edits of one event in quick succession may both be heard with the later name. Lost
+  // is therefore: an event with fewer messages than changes, or whose final name was never heard.
+  const finalNames = new Map<string, string>();
+  for (const eventId of changes.keys())
+    finalNames.set(
+      eventId,
+      ((await expectOk(server.url, 'GET', `/special-events/${eventId}`)) as { name: string }).name,
+    );
+  const lost = (subscriber: Subscriber) =>
+    [...changes].filter(
+      ([eventId, count]) =>
+        (subscriber.messages.get(eventId) ?? 0) < count || !subscriber.heard.has(finalNames.get(eventId)!),
+    );
   for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-    if (published.every((name) => sse.heard.has(name) && ws.heard.has(name))) break;
+    if (lost(sse).length + lost(ws).length === 0) break;
     await sleep(100);
   }
   sse.close();
   ws.close();
-  const lostSse = published.filter((name) => !sse.heard.has(name));
-  const lostWs = published.filter((name) => !ws.heard.has(name));
+  const messages = (subscriber: Subscriber) => [...subscriber.messages.values()].reduce((a, b) => a + b, 0);
+  const lostSse = lost(sse).map(([eventId]) => eventId);
+  const lostWs = lost(ws).map(([eventId]) => eventId);
 
   for (let w = 0; w < windows; w++) {
     const sorted = latencies[w]!.sort((a, b) => a - b);
@@ -551,15 +623,15 @@ async function main() {
   };
 
   console.log(
-    `\n${sent} requests (${[...byKind].map(([name, count]) => `${name} ${count}`).join(', ')}); ${published.length} events published, heard over SSE ${published.length - lostSse.length}, over WebSocket ${published.length - lostWs.length}`,
+    `\n${sent} requests (${[...byKind].map(([name, count]) => `${name} ${count}`).join(', ')}); ${published.length} changes of ${changes.size} events, messages heard over SSE ${messages(sse)} (${published.filter((name) => sse.heard.has(name)).length} of the names), over WebSocket ${messages(ws)} (${published.filter((name) => ws.heard.has(name)).length} of the names)`,
   );
   console.log(
-    '\n| window | requests | failed | p50 ms | p99 ms | max ms | RSS MB (end, peak) | event loop p99 ms | event loop max ms |',
+    '\n| window | requests | failed | p50 ms | p99 ms | max ms | RSS MB (end, peak) | event loop p99 ms | event loop max ms | server CPU % | machine CPU % |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows)
     console.log(
-      `| ${row.window} | ${row.requests} | ${row.failed} | ${row.p50.toFixed(1)} | ${row.p99.toFixed(1)} | ${row.max.toFixed(0)} | ${row.rssMb.toFixed(0)}, ${row.peakRssMb.toFixed(0)} | ${row.loopP99.toFixed(1)} | ${row.loopMax.toFixed(1)} |`,
+      `| ${row.window} | ${row.requests} | ${row.failed} | ${row.p50.toFixed(1)} | ${row.p99.toFixed(1)} | ${row.max.toFixed(0)} | ${row.rssMb.toFixed(0)}, ${row.peakRssMb.toFixed(0)} | ${row.loopP99.toFixed(1)} | ${row.loopMax.toFixed(1)} | ${row.serverCpu.toFixed(0)} | ${row.machineCpu.toFixed(0)} |`,
     );
   console.log(
     `\nlast ÷ first window: RSS ${(last.rssMb / first.rssMb).toFixed(2)}, event-loop p99 ${(last.loopP99 / first.loopP99).toFixed(2)}, request p99 ${(last.p99 / first.p99).toFixed(2)}`,
