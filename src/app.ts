@@ -14,7 +14,7 @@ import { operationRunner, type RunOperation } from './graphql/operations.ts';
 import { createPreparedDocuments } from './graphql/prepared-documents.ts';
 import { createTokenCheck } from './graphql/query-limits.ts';
 import { schema } from './graphql/schema.ts';
-import { graphiqlPage } from './http/graphiql.ts';
+import { graphiqlPages } from './http/graphiql.ts';
 import { graphqlEndpoint } from './http/graphql-endpoint.ts';
 import { createMetrics } from './http/metrics.ts';
 import { pagesTable } from './http/pages.ts';
@@ -85,13 +85,19 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     maxPerClient: deps.config.websocketsPerClient,
     logger: deps.logger,
   });
+  const graphiql = deps.config.graphiql ? graphiqlPages() : undefined;
   const pipeline = createPipeline({
-    pages: pagesTable({ db: deps.db, isDraining: options.isDraining ?? (() => false), metrics }),
+    pages: pagesTable({
+      db: deps.db,
+      isDraining: options.isDraining ?? (() => false),
+      metrics,
+      graphiqlAssets: graphiql?.assets,
+    }),
     graphqlPath: GRAPHQL_ENDPOINT,
     graphql: graphqlEndpoint({
       yoga,
       runOperation,
-      graphiql: deps.config.graphiql ? graphiqlPage() : undefined,
+      graphiql: graphiql?.page,
     }),
     rest: createRestHandler(runOperation, schema, routes, deps.logger),
     corsOrigins: deps.config.corsOrigins,

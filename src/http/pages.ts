@@ -2,6 +2,7 @@ import type { Database } from '../db/database.ts';
 import { problemAnswer } from '../rest/problem.ts';
 import { docsPages, isDocsPath } from './docs.ts';
 import { frontPage } from './front-page.ts';
+import { GRAPHIQL_ASSETS } from './graphiql.ts';
 import type { Metrics } from './metrics.ts';
 import type { HttpAnswer, HttpRequest } from './request.ts';
 
@@ -30,6 +31,8 @@ export interface PagesOptions {
   isDraining: () => boolean;
   /** Prometheus metrics, served at /metrics; absent when MUSEUM_METRICS=off. */
   metrics?: Metrics;
+  /** GraphiQL's script, stylesheet and fonts, under GRAPHIQL_ASSETS; absent when GRAPHIQL=false. */
+  graphiqlAssets?: Page;
 }
 
 /**
@@ -73,5 +76,9 @@ export function pagesTable(options: PagesOptions): (pathname: string) => Page | 
         body: await metrics.registry.metrics(),
       };
   const docs = withOptions(docsPages());
-  return (pathname) => table[pathname] ?? (isDocsPath(pathname) ? docs : null);
+  const graphiql = options.graphiqlAssets && withOptions(options.graphiqlAssets);
+  return (pathname) =>
+    table[pathname] ??
+    (isDocsPath(pathname) ? docs : null) ??
+    (graphiql && pathname.startsWith(GRAPHIQL_ASSETS) ? graphiql : null);
 }
