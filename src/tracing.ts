@@ -88,7 +88,11 @@ function traceSqlStatements() {
       ...(this.host ? { 'server.address': this.host } : {}),
       ...(this.port ? { 'server.port': this.port } : {}),
     };
-    const name = (first as { name?: string }).name ?? operation;
+    // Behind a transaction pooler statements go unnamed; src/db/sql.ts still says which one it is.
+    const name =
+      (first as { name?: string; statement?: string }).name ??
+      (first as { statement?: string }).statement ??
+      operation;
     return inSpan(name, SpanKind.CLIENT, attributes, () => query.apply(this, args) as Promise<unknown>);
   };
 }

@@ -66,8 +66,11 @@ export interface SqlOptions {
   replicas?: Replicas;
 }
 
-/** Only in tests: `{ name, text, values }` sent by name, `{ text, values }` unnamed. */
-type QueryConfig = { name?: string; text: string; values: unknown[] };
+/**
+ * `{ name, text, values }` is sent by name; `{ text, values }` unnamed, its `statement` (which pg does not
+ * read) naming it for tracing only.
+ */
+type QueryConfig = { name?: string; statement?: string; text: string; values: unknown[] };
 
 /**
  * Prepared statements over MikroORM's own `pg` pool, for the hot paths that need no entities. Every
@@ -84,7 +87,7 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error, op
   };
   const configOf = (statement: Statement, values: readonly unknown[]): QueryConfig =>
     pooler
-      ? { text: statement.text, values: values as unknown[] }
+      ? { statement: statement.name, text: statement.text, values: values as unknown[] }
       : { name: statement.name, text: statement.text, values: values as unknown[] };
 
   /** Runs one statement; a failure tells whether the connection itself broke (then it is not reused). */

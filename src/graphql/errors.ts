@@ -42,6 +42,10 @@ export function refusal(kind: ErrorKind, message: string, headers: Record<string
 const CONNECTION_LOST =
   /not queryable|Connection terminated|connection error|Cannot use a pool after calling end|timeout exceeded when trying to connect|Client was closed|Connection ended|socket hang up|ECONNREFUSED|ECONNRESET|EPIPE|Too many connections/i;
 
+/** PgBouncer's errors (SQLSTATE 08P01) that mean the server behind it cannot serve now. */
+const POOLER_UNAVAILABLE =
+  /query_wait_timeout|server login has been failing|cannot connect to server|server conn crashed|no more connections allowed|client_login_timeout|server_connect_timeout|database removed|pooler is shutting down/i;
+
 /** SQLSTATE codes that mean the database cannot serve now: class 08, shutdowns, too many connections, gone. */
 const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '3D000']);
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOENT', 'ETIMEDOUT', 'EHOSTUNREACH']);
@@ -57,8 +61,10 @@ export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string') {
     if (UNAVAILABLE_CODES.has(code) || SOCKET_CODES.has(code)) return true;
-    // SQLSTATE class 08: connection exceptions (08P01 is a protocol violation: a bad request, not an outage).
-    if (/^08[0-9A-Z]{3}$/.test(code) && code !== '08P01') return true;
+    // SQLSTATE class 08: connection exceptions (08P01 is a protocol violation: a bad request, not an outage,
+    // except from PgBouncer, whose every error is 08P01: those that say the server is out of its reach are).
+    if (code === '08P01') return error instanceof Error && POOLER_UNAVAILABLE.test(error.message);
+    if (/^08[0-9A-Z]{3}$/.test(code)) return true;
     return false;
   }
   return error instanceof Error && CONNECTION_LOST.test(error.message);

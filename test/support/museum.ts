@@ -152,6 +152,7 @@ export async function startMuseum(
     return { status: response.status, headers: response.headers, body: parsed, text };
   }
 
+  let closing: Promise<void> | undefined;
   return {
     ...museum,
     databaseUrl: database?.url,
@@ -160,9 +161,14 @@ export async function startMuseum(
     rest: (method, path, options) => request(method, path, { as: 'visitor', ...options }),
     graphql: (query, variables, options) =>
       request('POST', '/graphql', { as: options?.as ?? 'visitor', body: { query, variables } }),
-    async close() {
-      await museum.close();
-      await database?.drop();
+    // Once: a second close after the database was dropped would wait on a pooler still trying to log in
+    // to it (PgBouncer holds a client's login until client_login_timeout).
+    close() {
+      closing ??= (async () => {
+        await museum.close();
+        await database?.drop();
+      })();
+      return closing;
     },
   };
 }
