@@ -85,6 +85,23 @@ describe('/metrics', () => {
     expect(names.has('other')).toBe(true);
   });
 
+  it('counts the files under /docs and /graphiql/assets as one route each, whatever path was asked', async () => {
+    for (const path of [
+      '/docs/no-such-file-1',
+      '/docs/no-such-file-2',
+      '/graphiql/assets/nothing.js',
+      '/docs',
+    ])
+      await museum.request('GET', path);
+    const requests = family(await scrape(museum), 'http_requests_total')!;
+    const routes = new Set(requests.metrics.map((m) => m.labels?.route));
+    expect(routes).toContain('/docs/*');
+    expect(routes).toContain('/graphiql/assets/*');
+    expect(routes).toContain('/docs');
+    for (const raw of ['/docs/no-such-file-1', '/docs/no-such-file-2', '/graphiql/assets/nothing.js'])
+      expect(routes).not.toContain(raw);
+  });
+
   it('is absent with MUSEUM_METRICS=off', async () => {
     const quiet = await startMuseum({ MUSEUM_METRICS: 'off' });
     try {

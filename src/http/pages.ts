@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
 import { problemAnswer } from '../rest/problem.ts';
-import { docsPages, isDocsPath } from './docs.ts';
+import { DOCS_PATHS, docsPages, isDocsPath } from './docs.ts';
 import { frontPage } from './front-page.ts';
 import { GRAPHIQL_ASSETS } from './graphiql.ts';
 import type { Metrics } from './metrics.ts';
@@ -14,6 +14,8 @@ const onlyGet = (method: string) =>
     : problemAnswer('methodNotAllowed', `${method} is not supported here; use GET`, [], {
         Allow: 'GET, HEAD',
       });
+
+const DOCS_ROUTES = new Set<string>([DOCS_PATHS.docs, DOCS_PATHS.openapi]);
 
 const JSON_NO_STORE = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 const OK: HttpAnswer = { status: 200, headers: JSON_NO_STORE, body: '{"status":"ok"}' };
@@ -39,7 +41,9 @@ export interface PagesOptions {
  * What is not an operation: the front page, the health checks, the metrics, the favicon and the
  * documentation. The route table by path; null for a path that is none of them.
  */
-export function pagesTable(options: PagesOptions): (pathname: string) => Page | null {
+export function pagesTable(
+  options: PagesOptions,
+): (pathname: string) => { page: Page; route: string } | null {
   const { metrics } = options;
   const ready: Page = async ({ method }) => {
     const refused = onlyGet(method);
@@ -77,8 +81,16 @@ export function pagesTable(options: PagesOptions): (pathname: string) => Page | 
       };
   const docs = withOptions(docsPages());
   const graphiql = options.graphiqlAssets && withOptions(options.graphiqlAssets);
+  // Routes by template: the documentation's and GraphiQL's files are counted as one route each.
+  const pages = new Map(Object.entries(table).map(([path, page]) => [path, { page, route: path }]));
+  const docsFiles = { page: docs, route: `${DOCS_PATHS.docs}/*` };
+  const graphiqlRoute = graphiql ? { page: graphiql, route: `${GRAPHIQL_ASSETS}*` } : null;
   return (pathname) =>
-    table[pathname] ??
-    (isDocsPath(pathname) ? docs : null) ??
-    (graphiql && pathname.startsWith(GRAPHIQL_ASSETS) ? graphiql : null);
+    pages.get(pathname) ??
+    (isDocsPath(pathname)
+      ? DOCS_ROUTES.has(pathname)
+        ? { page: docs, route: pathname }
+        : docsFiles
+      : null) ??
+    (graphiqlRoute && pathname.startsWith(GRAPHIQL_ASSETS) ? graphiqlRoute : null);
 }

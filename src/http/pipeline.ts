@@ -11,8 +11,11 @@ import { fromFetch, fromNode, type HttpAnswer, type HttpRequest, sendNode, toRes
 type Handler = (request: HttpRequest) => HttpAnswer | Promise<HttpAnswer>;
 
 export interface PipelineOptions {
-  /** What is not an operation (src/http/pages.ts), by path; null when the path is none of them. */
-  pages: (pathname: string) => Handler | null;
+  /**
+   * What is not an operation (src/http/pages.ts), by path, with the route it is counted under (a path
+   * template, so that no client can make metric series without end); null when the path is none of them.
+   */
+  pages: (pathname: string) => { page: Handler; route: string } | null;
   graphqlPath: string;
   /** GraphQL over HTTP (src/http/graphql-endpoint.ts). */
   graphql: Handler;
@@ -54,10 +57,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       observation.route = pathname;
       return options.graphql(request);
     }
-    const page = options.pages(pathname);
-    if (page) {
-      observation.route = pathname;
-      return page(request);
+    const found = options.pages(pathname);
+    if (found) {
+      observation.route = found.route;
+      return found.page(request);
     }
     return options.rest(request);
   }
