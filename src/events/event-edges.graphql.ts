@@ -6,7 +6,13 @@ import { builder } from '../graphql/builder.ts';
 import { MuseumDayType } from '../hours/hours.graphql.ts';
 import { loadGeneralRemaining } from '../tickets/ticket-loads.ts';
 import { TicketType } from '../tickets/tickets.graphql.ts';
-import { type EventDateAvailability, loadAvailability, loadEvent, loadEventsOn } from './event-loads.ts';
+import {
+  type EventDateAvailability,
+  loadAvailability,
+  loadEvent,
+  loadEventsOn,
+  loadSold,
+} from './event-loads.ts';
 import { SpecialEventType } from './events.graphql.ts';
 
 const EventDateAvailabilityType = builder
@@ -26,7 +32,8 @@ const EventDateAvailabilityType = builder
       sold: t.int({
         nullable: true,
         description: 'Tickets sold for the date and not cancelled: for staff; null for anyone else.',
-        resolve: (date, _args, { principal }) => (principal?.role === 'staff' ? date.sold : null),
+        resolve: (date, _args, { principal, deps, shared }) =>
+          principal?.role === 'staff' ? loadSold(deps.db.sql, shared, date.eventId, date.date) : null,
       }),
     }),
   });
