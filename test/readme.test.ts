@@ -38,6 +38,10 @@ const NOT_WALKED: Record<string, string> = {
   'docs/operations.md § Running on PostgreSQL':
     'they need a PostgreSQL server, which this file does not start',
   'docs/operations.md § Running in production': 'npm ci, and a server on a database host named db',
+  'docs/operations.md § Behind a transaction pooler':
+    'test/db/pooler.test.ts starts a server with its variables, on the pooler and server of a run through one',
+  'docs/operations.md § Read replicas':
+    'test/db/replicas.test.ts starts a server with its variables, on a standby it makes of the test server',
 };
 
 const key = (page: string, title: string | null) => `${page} § ${title ?? '(introduction)'}`;

@@ -8,7 +8,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createPostgresDatabase, eventBody, STAFF } from '../support/museum.ts';
+import { documentedEnv } from '../support/docs.ts';
+import { basic, createPostgresDatabase, eventBody, STAFF, upcomingOpenDay } from '../support/museum.ts';
 import { logLines, spawnServer } from '../support/server.ts';
 import { useMuseum } from '../support/use-museum.ts';
 
@@ -149,6 +150,53 @@ describe.skipIf(!onPostgres)('start-up on PostgreSQL', () => {
     expect(error).toMatch(
       /Start-up failed: LISTEN on DATABASE_DIRECT_URL \(127\.0\.0\.1:\d+\/postgres\) did not hear a NOTIFY sent through DATABASE_URL \(127\.0\.0\.1:\d+\/museum_test_\w+\) within 5 s: DATABASE_DIRECT_URL must name the same database on the PostgreSQL server itself, not a pooler\n/,
     );
+  });
+});
+
+describe.skipIf(!poolerUrl)('docs/operations.md, "Behind a transaction pooler"', () => {
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  beforeAll(async () => {
+    database = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
+  });
+  afterAll(() => database?.drop());
+
+  it('starts as pasted (the pooler and server of this run for 6432 and 5432), and sells a ticket', async () => {
+    const name = new URL(database.url).pathname.slice(1);
+    const env = documentedEnv(
+      'docs/operations.md',
+      'Behind a transaction pooler',
+      {
+        '127.0.0.1:6432': new URL(poolerUrl!).host,
+        '127.0.0.1:5432': new URL(process.env.TEST_DATABASE_DIRECT_URL!).host,
+      },
+      { user: 'postgres', database: name },
+    );
+    expect(Object.keys(env).sort()).toEqual([
+      'DATABASE_DIRECT_URL',
+      'DATABASE_URL',
+      'MUSEUM_ADMIN_PASSWORD',
+      'MUSEUM_ADMIN_USER',
+    ]);
+    const server = await spawnServer(env);
+    try {
+      const said = logLines(server).filter((line) => String(line.message).startsWith('database: '));
+      expect(said).toEqual([expect.objectContaining({ databaseMode: 'transaction pooler' })]);
+      const bought = await fetch(`${server.url}/tickets`, {
+        method: 'POST',
+        headers: {
+          authorization: basic(env.MUSEUM_ADMIN_USER!, env.MUSEUM_ADMIN_PASSWORD!),
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          ticketType: 'general',
+          ticketDate: upcomingOpenDay(0),
+          email: 'a@example.com',
+        }),
+      });
+      expect(bought.status).toBe(201);
+    } finally {
+      await server.stop();
+    }
   });
 });
 

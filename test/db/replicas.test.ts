@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentedEnv } from '../support/docs.ts';
 import { directTestUrl, startMuseum, type TestMuseum, upcomingOpenDay } from '../support/museum.ts';
 import { eventually } from '../support/receiver.ts';
-import { freePort } from '../support/server.ts';
+import { freePort, logLines, spawnServer } from '../support/server.ts';
 
 const APPLY_DELAY_S = 2;
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
@@ -205,6 +206,39 @@ describe.skipIf(!onPostgres)('read replicas: a streaming standby of the test ser
     expect(text).toContain(`db_replica_up{${label}} 1`);
     expect(text).toMatch(new RegExp(`^db_replica_lag_seconds\\{${label}\\} [0-9.]+$`, 'm'));
     expect(text).toMatch(new RegExp(`^db_replica_lag_bytes\\{${label}\\} \\d+$`, 'm'));
+  });
+
+  it('docs/operations.md, "Read replicas": starts as pasted (this server for 5432, the standby for 5433 and 5434)', async () => {
+    const primary = new URL(directTestUrl()!).host;
+    const env = documentedEnv(
+      'docs/operations.md',
+      'Read replicas',
+      {
+        '127.0.0.1:5432': primary,
+        '127.0.0.1:5433': `127.0.0.1:${port}`,
+        '127.0.0.1:5434': `127.0.0.1:${port}`,
+      },
+      { user: 'postgres', database: replicaName },
+    );
+    expect(Object.keys(env).sort()).toEqual([
+      'DATABASE_READ_URLS',
+      'DATABASE_URL',
+      'MUSEUM_ADMIN_PASSWORD',
+      'MUSEUM_ADMIN_USER',
+    ]);
+    // On the museum's own database, which the standby has (through the pooler, when this run has one).
+    const server = await spawnServer({ ...env, ...museum.databaseEnv });
+    try {
+      const said = logLines(server).filter((line) => String(line.message).startsWith('database: '));
+      expect(said).toHaveLength(1);
+      expect(said[0]!.message).toMatch(
+        /; 2 read replicas \(127\.0\.0\.1:\d+\/museum_test_\w+, 127\.0\.0\.1:\d+\/museum_test_\w+\) for reads that may be stale, read-your-writes per account, skipped beyond 30 s of lag$/,
+      );
+      const ready = (await (await fetch(`${server.url}/health/ready`)).json()) as { replicas: unknown[] };
+      expect(ready.replicas).toHaveLength(2);
+    } finally {
+      await server.stop();
+    }
   });
 
   it('a stopped standby is skipped: reads go to the primary, and readiness stays 200', async () => {

@@ -41,6 +41,28 @@ export function codeBlocks(page: string, title: string | null, language: string)
   );
 }
 
+/**
+ * The variables of a documented `npm start` (`NAME=value` before it) in `page`'s section `title`, each
+ * `postgres://user@host:port/database` moved to where `servers` maps its `host:port`, as `user` (the test
+ * server's), on `database`.
+ */
+export function documentedEnv(
+  page: string,
+  title: string,
+  servers: Record<string, string>,
+  target: { user: string; database: string },
+): Record<string, string> {
+  const [block] = codeBlocks(page, title, 'sh');
+  const env: Record<string, string> = {};
+  for (const [, name, value] of block!.replaceAll('\\\n', ' ').matchAll(/(?:^|\s)([A-Z_]+)=(\S+)/g)) {
+    env[name!] = value!.replace(/\/\/\w+@([\w.]+:\d+)\/\w+/g, (found, server: string) => {
+      if (!servers[server]) throw new Error(`no server for ${found}`);
+      return `//${target.user}@${servers[server]}/${target.database}`;
+    });
+  }
+  return env;
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
