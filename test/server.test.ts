@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../src/common/dates.ts';
 import { basic, STAFF, todayUtc, upcomingOpenDay } from './support/museum.ts';
-import { type RunningServer, serverArgs, spawnServer, spawnServerFor } from './support/server.ts';
+import { type RunningServer, serverArgs, serverEnv, spawnServer, spawnServerFor } from './support/server.ts';
 import { useMuseum } from './support/use-museum.ts';
 
 describe('npm start on the configured database', () => {
@@ -125,7 +125,9 @@ describe('npm start on the embedded default', () => {
 
 /** Runs the server entry with `env`, to its exit: the exit code and what it wrote to stderr. */
 async function runToExit(env: Record<string, string>) {
-  const child = spawn(process.execPath, serverArgs, { env: { PATH: process.env.PATH, ...env } });
+  const child = spawn(process.execPath, serverArgs, {
+    env: { PATH: process.env.PATH, ...serverEnv, ...env },
+  });
   let err = '';
   let out = '';
   child.stderr.on('data', (chunk) => {
@@ -223,7 +225,9 @@ describe('bad configuration', () => {
     [{ DATABASE_URL: 'mysql://localhost/museum' }, 'DATABASE_URL'],
     [{ MUSEUM_TIMEZONE: 'Atlantis/Capital' }, 'MUSEUM_TIMEZONE'],
   ])('%o stops start-up with one line naming %s', async (env, variable) => {
-    const child = spawn(process.execPath, serverArgs, { env: { PATH: process.env.PATH, ...env } });
+    const child = spawn(process.execPath, serverArgs, {
+      env: { PATH: process.env.PATH, ...serverEnv, ...env },
+    });
     let err = '';
     child.stderr.on('data', (chunk) => {
       err += chunk;

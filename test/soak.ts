@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { freePort, serverArgs } from './support/server.ts';
+import { freePort, serverArgs, serverEnv } from './support/server.ts';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const RATE = Number(process.env.SOAK_RATE ?? 200);
@@ -62,6 +62,7 @@ async function startServer(): Promise<Server> {
   const child = spawn(process.execPath, serverArgs, {
     env: {
       PATH: process.env.PATH,
+      ...serverEnv,
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',

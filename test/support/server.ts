@@ -5,13 +5,25 @@ import { createServer } from 'node:net';
 import { basic, eventBody, STAFF, type TestMuseum } from './museum.ts';
 import { eventually } from './receiver.ts';
 
-/** `npm start`'s arguments to node (its V8 flags, then src/start.mjs): a spawned server runs as it runs. */
-export const serverArgs: string[] = (() => {
+/**
+ * `npm start`'s environment (its `NAME=value` prefixes) and arguments to node (its V8 flags, then
+ * src/start.mjs): a spawned server runs as it runs.
+ */
+export const { serverEnv, serverArgs } = (() => {
   const root = new URL('../../', import.meta.url);
   const { scripts } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
-  const [command, ...args] = (scripts.start as string).split(' ');
+  const words = (scripts.start as string).split(' ');
+  const serverEnv: Record<string, string> = {};
+  while (/^[A-Z_]+=/.test(words[0]!)) {
+    const [name, value] = words.shift()!.split('=') as [string, string];
+    serverEnv[name] = value;
+  }
+  const [command, ...args] = words;
   if (command !== 'node') throw new Error(`npm start runs ${command}, not node`);
-  return args.map((arg) => (arg.startsWith('-') ? arg : new URL(arg, root).pathname));
+  return {
+    serverEnv,
+    serverArgs: args.map((arg) => (arg.startsWith('-') ? arg : new URL(arg, root).pathname)),
+  };
 })();
 
 export async function freePort(): Promise<number> {
@@ -35,7 +47,14 @@ export interface RunningServer {
 export async function spawnServer(env: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
   const child = spawn(process.execPath, serverArgs, {
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH,
+      ...serverEnv,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
