@@ -61,7 +61,8 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     schema,
     documents: createPreparedDocuments(schema, { introspection: deps.config.introspection }),
     async contextOf(transport, type) {
-      const context = await createRequestContext(requestDeps, transport.header, transport.address);
+      const authenticate = () => createRequestContext(requestDeps, transport.header, transport.address);
+      const context = await (deps.db.replicas?.apart(authenticate) ?? authenticate());
       context.transport = transport;
       transport.observation.account = context.principal?.name;
       deps.db.replicas?.enter(context.principal?.name, type !== 'query');

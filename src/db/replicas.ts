@@ -21,6 +21,11 @@ import pg, { type Pool, type PoolClient } from 'pg';
 export interface Replicas {
   /** Runs one request's work in a scope of its own (the account, and whether it writes, are noted there). */
   scope<T>(work: () => T): T;
+  /**
+   * Runs `work` outside the request's scope: authentication, whose own writes (the login counters, some
+   * of them not awaited) are not the request's and must not pin the account.
+   */
+  apart<T>(work: () => T): T;
   /** The request's authenticated account (its writes pin its reads); `writes`: a mutation. */
   enter(account: string | undefined, writes: boolean): void;
   /** A replica for a read that may be stale, within the current scope; undefined: read the primary. */
@@ -70,6 +75,7 @@ interface ReplicaState extends Replica {
 /** How often replicas are polled; while some account waits for its write to reach them, more often. */
 const POLL_MS = 1_000;
 const PINNED_POLL_MS = 100;
+const POLL_TIMEOUT_MS = 2_000;
 
 /** `16/B374D848` as a number. */
 export const parseLsn = (lsn: string): bigint => {
@@ -110,7 +116,10 @@ export function createReplicas(options: {
   onChange?: (status: ReplicaStatus) => void;
 }): Replicas {
   const storage = new AsyncLocalStorage<Scope>();
-  const pins = new Map<string, bigint>();
+  /** Accounts that wrote, with the primary's WAL position after the write and when it was noted. */
+  const pins = new Map<string, { lsn: bigint; at: number }>();
+  // A pin older than this is dropped: a replica that had not replayed it would be too far behind to serve.
+  const pinMs = (options.maxLagSeconds + 2) * 1000;
   const counts = { primary: 0, replica: 0 };
   let primaryLsn = 0n;
   let next = 0;
@@ -154,9 +163,16 @@ export function createReplicas(options: {
   async function pollOne(replica: ReplicaState) {
     const before = serving(replica);
     try {
-      const { rows } = await replica.pool.query<{ lsn: string | null; standby: boolean }>(
-        'select pg_last_wal_replay_lsn()::text as lsn, pg_is_in_recovery() as standby',
-      );
+      // A replica that does not answer in time (a network gone silent) is down until a poll finds it.
+      let timer: NodeJS.Timeout | undefined;
+      const { rows } = await Promise.race([
+        replica.pool.query<{ lsn: string | null; standby: boolean }>(
+          'select pg_last_wal_replay_lsn()::text as lsn, pg_is_in_recovery() as standby',
+        ),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(reject, POLL_TIMEOUT_MS, new Error('no answer'));
+        }),
+      ]).finally(() => clearTimeout(timer));
       const row = rows[0]!;
       // A server that is not in recovery (a promoted standby, or a primary named by mistake) has no replay
       // position: it serves no replica reads, as nothing says how far it is behind.
@@ -200,9 +216,12 @@ export function createReplicas(options: {
       // The primary away: the replicas' lag is measured against the last position known.
     }
     await Promise.all(replicas.map(pollOne));
-    // An account whose write every serving replica has replayed reads them again.
-    for (const [account, lsn] of pins) {
-      if (replicas.every((replica) => !serving(replica) || replica.replayLsn >= lsn)) pins.delete(account);
+    // An account whose write every replica has replayed reads them again (until then, pick() skips those
+    // that have not); so does one whose write is older than any serving replica's lag can be.
+    const now = performance.now();
+    for (const [account, pin] of pins) {
+      if (now - pin.at > pinMs || replicas.every((replica) => replica.replayLsn >= pin.lsn))
+        pins.delete(account);
     }
   }
 
@@ -222,10 +241,16 @@ export function createReplicas(options: {
   /** The primary's WAL position once a write of the account committed: its reads wait for it. */
   async function pin(client: PoolClient, run: Run, scope: Scope) {
     if (!scope.account) return;
-    const { rows } = (await run.call(client, 'select pg_current_wal_lsn()::text as lsn')) as pg.QueryResult;
-    const lsn = parseLsn((rows[0] as { lsn: string }).lsn);
+    let lsn: bigint;
+    try {
+      const { rows } = (await run.call(client, 'select pg_current_wal_lsn()::text as lsn')) as pg.QueryResult;
+      lsn = parseLsn((rows[0] as { lsn: string }).lsn);
+    } catch {
+      // The write has committed; where it ended is unknown: the account reads the primary until the pin ages.
+      lsn = 2n ** 64n - 1n;
+    }
     const known = pins.get(scope.account);
-    if (known === undefined || lsn > known) pins.set(scope.account, lsn);
+    if (known === undefined || lsn > known.lsn) pins.set(scope.account, { lsn, at: performance.now() });
     // Poll sooner than the idle pace, so that the account goes back to the replicas soon.
     if (timer && pins.size === 1) {
       clearTimeout(timer);
@@ -274,6 +299,7 @@ export function createReplicas(options: {
 
   return {
     scope: (work) => storage.run({ entered: false, account: undefined, primary: false }, work),
+    apart: (work) => storage.exit(work),
     enter(account, writes) {
       const scope = storage.getStore();
       if (!scope) return;
@@ -284,7 +310,7 @@ export function createReplicas(options: {
     pick() {
       const scope = storage.getStore();
       if (!scope || scope.primary || replicas.length === 0) return undefined;
-      const needed = scope.account === undefined ? undefined : pins.get(scope.account);
+      const needed = scope.account === undefined ? undefined : pins.get(scope.account)?.lsn;
       for (let tried = 0; tried < replicas.length; tried++) {
         const replica = replicas[next++ % replicas.length]!;
         if (serving(replica) && (needed === undefined || replica.replayLsn >= needed)) return replica;

@@ -12,7 +12,16 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentedEnv } from '../support/docs.ts';
-import { directTestUrl, startMuseum, type TestMuseum, upcomingOpenDay } from '../support/museum.ts';
+import {
+  basic,
+  directTestUrl,
+  eventBody,
+  openSecondInstance,
+  startMuseum,
+  type TestMuseum,
+  upcomingOpenDay,
+  VISITOR,
+} from '../support/museum.ts';
 import { eventually } from '../support/receiver.ts';
 import { freePort, logLines, spawnServer } from '../support/server.ts';
 
@@ -239,6 +248,38 @@ describe.skipIf(!onPostgres)('read replicas: a streaming standby of the test ser
     } finally {
       await server.stop();
     }
+  });
+
+  it('a standby lagging beyond DATABASE_REPLICA_MAX_LAG is skipped, and serves again once it caught up', async () => {
+    // Another instance that allows 1 s of lag; the standby's replay is paused, so it falls behind for good.
+    const strict = await openSecondInstance(museum, {
+      DATABASE_READ_URLS: `postgres://postgres@127.0.0.1:${port}/${replicaName}`,
+      DATABASE_REPLICA_MAX_LAG: '1',
+    });
+    const status = () => strict.deps.db.replicas!.status()[0]!;
+    const read = (path: string) =>
+      strict.app.fetch(`http://museum.test${path}`, {
+        headers: { authorization: basic(VISITOR.name, VISITOR.password) },
+      });
+    try {
+      await eventually(async () => status().serving, 15_000);
+      await onStandby('select pg_wal_replay_pause()', []);
+      const made = await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
+      expect(made.status).toBe(201);
+      await eventually(async () => {
+        await strict.deps.db.replicas!.poll();
+        return !status().serving && (status().lagSeconds ?? 0) > 1;
+      }, 10_000);
+      expect(status()).toMatchObject({ up: true, serving: false });
+      // Skipped: a visitor who did not write it reads the primary there, and sees it.
+      expect((await read(`/special-events/${made.body.eventId}`)).status).toBe(200);
+      // The first instance (30 s allowed) still reads the standby, which does not have it.
+      expect((await museum.rest('GET', `/special-events/${made.body.eventId}`)).status).toBe(404);
+    } finally {
+      await onStandby('select pg_wal_replay_resume()', []);
+    }
+    await eventually(async () => status().serving, 15_000);
+    await strict.close();
   });
 
   it('a stopped standby is skipped: reads go to the primary, and readiness stays 200', async () => {
