@@ -82,8 +82,8 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     );
     expect(statements).toHaveLength(1);
     expect(statements[0]!.kind).toBe(3); // CLIENT
-    expect(statements[0]!.name).toBe('hours_open_days');
-    expect(attribute(statements[0]!, 'db.operation.name')).toBe('WITH');
-    expect(String(attribute(statements[0]!, 'db.query.text'))).toMatch(/from walk/);
+    expect(statements[0]!.name).toBe('hours_of_horizon');
+    expect(attribute(statements[0]!, 'db.operation.name')).toBe('SELECT');
+    expect(String(attribute(statements[0]!, 'db.query.text'))).toMatch(/from weekly_hours/);
   });
 });
