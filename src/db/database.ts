@@ -177,17 +177,20 @@ async function checkListen(pool: Pool, database: PostgresSettings): Promise<void
     database.directUrl ? { connectionString: database.directUrl } : pool.options,
   );
   // A failure to connect is the database being unreachable, which start-up retries.
+  listener.on('error', () => {});
   await listener.connect();
   try {
     let timer: NodeJS.Timeout | undefined;
-    const heard = new Promise<boolean>((resolve) => {
+    // A connection that breaks meanwhile is the database going away (start-up tries again), not a verdict.
+    const heard = new Promise<boolean>((resolve, reject) => {
       listener.on('notification', (message) => message.channel === channel && resolve(true));
+      listener.on('error', reject);
       timer = setTimeout(resolve, LISTEN_CHECK_MS, false);
     });
+    heard.catch(() => {});
     await listener.query(`listen ${channel}`);
     await pool.query('select pg_notify($1, $2)', [channel, 'check']);
-    const ok = await heard;
-    clearTimeout(timer);
+    const ok = await heard.finally(() => clearTimeout(timer));
     if (ok) return;
   } finally {
     await listener.end().catch(() => {});
