@@ -197,7 +197,8 @@ describe.skipIf(skip)('in a real browser (Chromium)', () => {
     await page.getByRole('button', { name: /Execute query/ }).click();
     const result = page.getByRole('region', { name: 'Result Window' });
     await expect.poll(() => result.innerText(), { timeout: 20_000 }).toContain('UNAUTHENTICATED');
-    expect(answers).toContainEqual({ status: 401, challenge: null });
+    // The response listener records after reading a header, which can end after the result is shown.
+    await expect.poll(() => answers, { timeout: 5_000 }).toContainEqual({ status: 401, challenge: null });
     expect(offSite()).toEqual([]);
     await page.close();
   });
