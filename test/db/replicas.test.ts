@@ -237,7 +237,11 @@ describe.skipIf(!onPostgres)('read replicas: a streaming standby of the test ser
     // On the museum's own database, which the standby has (through the pooler, when this run has one).
     const server = await spawnServer({ ...env, ...museum.databaseEnv });
     try {
-      const said = logLines(server).filter((line) => String(line.message).startsWith('database: '));
+      // The server's log is written in batches (at most 100 ms late): wait for the line rather than race it.
+      const said = await eventually(async () => {
+        const lines = logLines(server).filter((line) => String(line.message).startsWith('database: '));
+        return lines.length > 0 && lines;
+      });
       expect(said).toHaveLength(1);
       expect(said[0]!.message).toMatch(
         /; 2 read replicas \(127\.0\.0\.1:\d+\/museum_test_\w+, 127\.0\.0\.1:\d+\/museum_test_\w+\) for reads that may be stale, read-your-writes per account, skipped beyond 30 s of lag$/,
