@@ -10,8 +10,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { documentedEnv } from '../support/docs.ts';
 import { basic, createPostgresDatabase, eventBody, STAFF, upcomingOpenDay } from '../support/museum.ts';
-import { eventually } from '../support/receiver.ts';
-import { logLines, spawnServer } from '../support/server.ts';
+import { loggedLines, logLines, spawnServer } from '../support/server.ts';
 import { useMuseum } from '../support/use-museum.ts';
 
 const poolerUrl = process.env.TEST_DATABASE_DIRECT_URL ? process.env.TEST_DATABASE_URL : undefined;
@@ -180,11 +179,7 @@ describe.skipIf(!poolerUrl)('docs/operations.md, "Behind a transaction pooler"',
     ]);
     const server = await spawnServer(env);
     try {
-      // The server's log is written in batches (at most 100 ms late): wait for the line rather than race it.
-      const said = await eventually(async () => {
-        const lines = logLines(server).filter((line) => String(line.message).startsWith('database: '));
-        return lines.length > 0 && lines;
-      });
+      const said = await loggedLines(server, 'database: ');
       expect(said).toEqual([expect.objectContaining({ databaseMode: 'transaction pooler' })]);
       const bought = await fetch(`${server.url}/tickets`, {
         method: 'POST',

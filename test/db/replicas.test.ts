@@ -22,7 +22,7 @@ import {
   VISITOR,
 } from '../support/museum.ts';
 import { eventually } from '../support/receiver.ts';
-import { freePort, logLines, spawnServer } from '../support/server.ts';
+import { freePort, loggedLines, spawnServer } from '../support/server.ts';
 
 const APPLY_DELAY_S = 2;
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
@@ -237,11 +237,7 @@ describe.skipIf(!onPostgres)('read replicas: a streaming standby of the test ser
     // On the museum's own database, which the standby has (through the pooler, when this run has one).
     const server = await spawnServer({ ...env, ...museum.databaseEnv });
     try {
-      // The server's log is written in batches (at most 100 ms late): wait for the line rather than race it.
-      const said = await eventually(async () => {
-        const lines = logLines(server).filter((line) => String(line.message).startsWith('database: '));
-        return lines.length > 0 && lines;
-      });
+      const said = await loggedLines(server, 'database: ');
       expect(said).toHaveLength(1);
       expect(said[0]!.message).toMatch(
         /; 2 read replicas \(127\.0\.0\.1:\d+\/museum_test_\w+, 127\.0\.0\.1:\d+\/museum_test_\w+\) for reads that may be stale, read-your-writes per account, skipped beyond 30 s of lag$/,

@@ -103,6 +103,14 @@ export function logLines(server: RunningServer): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/** The server's log lines whose message starts with `prefix`, once there is one (the log is written in batches, up to 100 ms late). */
+export function loggedLines(server: RunningServer, prefix: string): Promise<Record<string, unknown>[]> {
+  return eventually(async () => {
+    const lines = logLines(server).filter((line) => String(line.message).startsWith(prefix));
+    return lines.length > 0 && lines;
+  });
+}
+
 /** A server process over the test museum's database (PostgreSQL), or its own in memory, with the staff account. */
 export function spawnServerFor(museum: TestMuseum, env: Record<string, string> = {}): Promise<RunningServer> {
   return spawnServer({
