@@ -37,6 +37,8 @@ export interface PreparedDocument {
   compiled: Map<string, CompiledQuery | null>;
   /** Whether it asks for incremental delivery (@defer or @stream somewhere). */
   incremental: boolean;
+  /** When it was last asked for (a count of preparations): the least recently used goes first. */
+  used: number;
 }
 
 export interface PreparedDocuments {
@@ -74,6 +76,7 @@ export function createPreparedDocuments(
 ): PreparedDocuments {
   const rules = [...specifiedRules, ...limitRules(options.introspection)];
   const prepared = new Map<string, PreparedDocument>();
+  let clock = 0;
 
   function validated(document: DocumentNode): readonly GraphQLError[] {
     const errors = validate(schema, document, rules);
@@ -92,9 +95,10 @@ export function createPreparedDocuments(
     prepare(source) {
       const found = prepared.get(source);
       if (found) {
-        // Least recently used first out: a hit moves to the end.
-        prepared.delete(source);
-        prepared.set(source, found);
+        // A hit is stamped, not moved to the Map's end: deleting and setting again on every request made
+        // the Map's table grow and be copied, and V8's young-generation collector keeps what a long-lived
+        // Map has held alive until a full collection.
+        found.used = ++clock;
         return found;
       }
       let document: DocumentNode;
@@ -114,10 +118,11 @@ export function createPreparedDocuments(
         runs: new Map(),
         compiled: new Map(),
         incremental: asksForIncrementalDelivery(document),
+        used: ++clock,
       };
       // Invalid documents are not kept: they are answered once, not served again and again.
       if (entry.errors.length === 0 && source.length <= PREPARED_LENGTH) {
-        if (prepared.size >= PREPARED_DOCUMENTS) prepared.delete(prepared.keys().next().value!);
+        if (prepared.size >= PREPARED_DOCUMENTS) prepared.delete(leastRecentlyUsed(prepared));
         prepared.set(source, entry);
       }
       return entry;
@@ -138,4 +143,17 @@ export function createPreparedDocuments(
       return query;
     },
   };
+}
+
+/** The key of the entry asked for longest ago: a scan, made only when a new document finds the cache full. */
+function leastRecentlyUsed(prepared: Map<string, PreparedDocument>): string {
+  let oldest: string | undefined;
+  let oldestUse = Number.POSITIVE_INFINITY;
+  for (const [source, entry] of prepared) {
+    if (entry.used < oldestUse) {
+      oldest = source;
+      oldestUse = entry.used;
+    }
+  }
+  return oldest!;
 }

