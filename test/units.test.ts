@@ -38,6 +38,30 @@ describe('calendar dates', () => {
     expect(isoWeekday('2026-11-23')).toBe(1);
   });
 
+  it('counts days as the UTC calendar of Date does, from year 1 to 9999', () => {
+    const utc = new Date(0);
+    utc.setUTCFullYear(1, 0, 1);
+    const asDate = (time: number) => {
+      const day = new Date(time);
+      const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+      return `${pad(day.getUTCFullYear(), 4)}-${pad(day.getUTCMonth() + 1)}-${pad(day.getUTCDate())}`;
+    };
+    const first = utc.getTime();
+    const total = daysBetween('0001-01-01', '9999-12-31');
+    expect(total).toBe(Math.round((Date.UTC(9999, 11, 31) - first) / 86_400_000));
+    // Every 7th day lands on each weekday and each day of the month over the years.
+    for (let offset = 0; offset <= total; offset += 7) {
+      const expected = asDate(first + offset * 86_400_000);
+      const date = addDays('0001-01-01', offset);
+      expect(date).toBe(expected);
+      expect(daysBetween('0001-01-01', date)).toBe(offset);
+      const weekday = new Date(first + offset * 86_400_000).getUTCDay();
+      expect(isoWeekday(date)).toBe(weekday === 0 ? 7 : weekday);
+    }
+    expect(addDays('9999-12-31', 1)).toBe('9999-12-31');
+    expect(addDays('0001-01-01', -1)).toBe('0001-01-01');
+  });
+
   it('knows 24-hour times', () => {
     expect(['00:00', '09:30', '23:59'].every(isLocalTime)).toBe(true);
     expect(['24:00', '9:30', '09:60', '09:30:00'].some(isLocalTime)).toBe(false);

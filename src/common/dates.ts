@@ -1,7 +1,6 @@
 // Calendar dates travel as 'YYYY-MM-DD' strings end to end. Arithmetic happens on UTC midnights,
 // where every day has 24 hours, so no time zone or daylight-saving change can shift a day.
 
-const DAY_MS = 86_400_000;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
@@ -23,19 +22,37 @@ export function isLocalTime(value: string): boolean {
   return LOCAL_TIME.test(value);
 }
 
+// Days since 1970-01-01 and back, by the proleptic Gregorian calendar's arithmetic (H. Hinnant's
+// days_from_civil and civil_from_days): no Date object, exact for every year from 1 to 9999, and cheap
+// enough for the hours' walk over a page of days.
 function toEpochDay(date: string): number {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  const utc = new Date(0);
-  utc.setUTCFullYear(y, m - 1, d);
-  return Math.round(utc.getTime() / DAY_MS);
+  const month = Number(date.slice(5, 7));
+  const year = Number(date.slice(0, 4)) - (month <= 2 ? 1 : 0);
+  const era = Math.floor(year / 400);
+  const yearOfEra = year - era * 400;
+  const dayOfYear =
+    Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + Number(date.slice(8, 10)) - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 function fromEpochDay(epochDay: number): string {
-  const utc = new Date(epochDay * DAY_MS);
-  const y = String(utc.getUTCFullYear()).padStart(4, '0');
-  const m = String(utc.getUTCMonth() + 1).padStart(2, '0');
-  const d = String(utc.getUTCDate()).padStart(2, '0');
-  return `${y}-${m}-${d}`;
+  const days = epochDay + 719_468;
+  const era = Math.floor(days / 146_097);
+  const dayOfEra = days - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra -
+      Math.floor(dayOfEra / 1_460) +
+      Math.floor(dayOfEra / 36_524) -
+      Math.floor(dayOfEra / 146_096)) /
+      365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const shiftedMonth = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * shiftedMonth + 2) / 5) + 1;
+  const month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  return `${String(year).padStart(4, '0')}-${month < 10 ? '0' : ''}${month}-${day < 10 ? '0' : ''}${day}`;
 }
 
 /** The first and last dates a 'YYYY-MM-DD' string can name. */
@@ -59,8 +76,8 @@ export function daysBetween(from: string, to: string): number {
 
 /** ISO weekday: 1 = Monday … 7 = Sunday. */
 export function isoWeekday(date: string): number {
-  const day = new Date(toEpochDay(date) * DAY_MS).getUTCDay();
-  return day === 0 ? 7 : day;
+  // 1970-01-01 was a Thursday (4).
+  return ((((toEpochDay(date) + 3) % 7) + 7) % 7) + 1;
 }
 
 export interface Clock {
