@@ -7,8 +7,19 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+  /** The one line each request leaves (src/http/pipeline.ts), at level info. */
+  request(fields: RequestLine): void;
   /** Writes out what is still buffered (before the process exits). */
   flush(): void;
+}
+
+export interface RequestLine {
+  method: string;
+  route: string;
+  status: number;
+  durationMs: number;
+  requestId: string;
+  account: string | undefined;
 }
 
 /**
@@ -18,6 +29,7 @@ export interface Logger {
  * and the fields after it, the one shape every call site uses.
  */
 export function createLogger(level: Config['logLevel'], destination?: pino.DestinationStream): Logger {
+  const stream = destination ?? defaultDestination();
   const base = pino(
     {
       level,
@@ -26,13 +38,22 @@ export function createLogger(level: Config['logLevel'], destination?: pino.Desti
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination ?? defaultDestination(),
+    stream,
   );
+  const requestsLogged = base.isLevelEnabled('info');
   return {
     debug: (message, fields) => base.debug(fields ?? {}, message),
     info: (message, fields) => base.info(fields ?? {}, message),
     warn: (message, fields) => base.warn(fields ?? {}, message),
     error: (message, fields) => base.error(fields ?? {}, message),
+    // Written here, in pino's format, to pino's own stream: through pino's generic path (a key loop over
+    // objects of every shape the service logs) the line cost ~20 µs of a request's ~150 under load.
+    request: requestsLogged
+      ? ({ method, route, status, durationMs, requestId, account }) =>
+          stream.write(
+            `{"level":"info","time":"${new Date().toISOString()}","method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":${status},"durationMs":${durationMs},"requestId":${JSON.stringify(requestId)}${account === undefined ? '' : `,"account":${JSON.stringify(account)}`},"message":"request"}\n`,
+          )
+      : () => {},
     flush: () => base.flush(),
   };
 }

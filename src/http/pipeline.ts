@@ -90,7 +90,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const { observation } = request;
     const seconds = (performance.now() - started) / 1000;
     metrics?.request(request.method, observation.route, status, seconds);
-    logger.info('request', {
+    logger.request({
       method: request.method,
       route: observation.route,
       status,
