@@ -47,7 +47,7 @@ export function createLogger(level: Config['logLevel'], destination?: pino.Desti
     warn: (message, fields) => base.warn(fields ?? {}, message),
     error: (message, fields) => base.error(fields ?? {}, message),
     // Written here, in pino's format, to pino's own stream: through pino's generic path (a key loop over
-    // objects of every shape the service logs) the line cost ~20 µs of a request's ~150 under load.
+    // objects of every shape the service logs) the line cost ~6 µs more a request under load.
     request: requestsLogged
       ? ({ method, route, status, durationMs, requestId, account }) =>
           stream.write(

@@ -74,9 +74,10 @@ function traceSqlStatements() {
   pg.Client.prototype.query = function tracedQuery(this: ClientFields, ...args: unknown[]) {
     const [first] = args;
     const text = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
-    // Cursors are passed through untraced.
+    // Callback style (pg-pool's internals) and cursors are passed through untraced.
     const submittable = typeof (first as { submit?: unknown } | undefined)?.submit === 'function';
-    if (text === undefined || submittable) return query.apply(this, args);
+    if (text === undefined || submittable || typeof args.at(-1) === 'function')
+      return query.apply(this, args);
     const operation = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
     const attributes: Attributes = {
       'db.system.name': 'postgresql',
@@ -92,27 +93,7 @@ function traceSqlStatements() {
       (first as { name?: string; statement?: string }).name ??
       (first as { statement?: string }).statement ??
       operation;
-    const last = args.at(-1);
-    if (typeof last !== 'function')
-      return inSpan(name, SpanKind.CLIENT, attributes, () => query.apply(this, args) as Promise<unknown>);
-    // The callback form (src/db/sql.ts): the span ends when the callback is called.
-    const callback = last as (error: unknown, result?: unknown) => void;
-    void inSpan(
-      name,
-      SpanKind.CLIENT,
-      attributes,
-      () =>
-        new Promise((resolve, reject) => {
-          query.apply(this, [
-            ...args.slice(0, -1),
-            (error: unknown, result: unknown) => (error ? reject(error) : resolve(result)),
-          ]);
-        }),
-    ).then(
-      (result) => callback(undefined, result),
-      (error: unknown) => callback(error),
-    );
-    return undefined;
+    return inSpan(name, SpanKind.CLIENT, attributes, () => query.apply(this, args) as Promise<unknown>);
   };
 }
 

@@ -21,7 +21,6 @@ function deadlineSweeper(ms: number) {
   const head: Waiting = { due: 0, resolve: null, previous: null, next: null };
   head.previous = head;
   head.next = head;
-  let size = 0;
   // Answered within 5 % of the deadline (at least a millisecond, at most 100 ms late).
   const every = Math.max(1, Math.min(100, Math.ceil(ms / 20)));
   let timer: NodeJS.Timeout | undefined;
@@ -31,7 +30,7 @@ function deadlineSweeper(ms: number) {
     entry.next.previous = entry.previous;
     entry.previous = entry.next = null;
     entry.resolve = null;
-    if (--size === 0) {
+    if (head.next === head) {
       clearInterval(timer);
       timer = undefined;
     }
@@ -47,14 +46,14 @@ function deadlineSweeper(ms: number) {
   };
   return {
     add(entry: Waiting) {
+      if (head.next === head) {
+        timer = setInterval(sweep, every);
+        timer.unref();
+      }
       entry.previous = head.previous;
       entry.next = head;
       head.previous!.next = entry;
       head.previous = entry;
-      if (size++ === 0) {
-        timer = setInterval(sweep, every);
-        timer.unref();
-      }
     },
     delete: unlink,
   };

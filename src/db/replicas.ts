@@ -271,42 +271,28 @@ export function createReplicas(options: {
     watched.add(client);
     const run = client.query as unknown as Run;
 
-    // Only a text, sent in the promise form (MikroORM's driver) or with a callback (src/db/sql.ts), is looked at.
+    // Only the promise form with a text (what MikroORM's driver and src/db/sql.ts send) is looked at.
     client.query = function (this: PoolClient, ...args: unknown[]) {
       const scope = storage.getStore();
-      const last = args[args.length - 1];
-      const callback =
-        typeof last === 'function' ? (last as (error: unknown, answer?: unknown) => void) : null;
       const [config, values] = args;
       // Before the operation runs (authentication's own bookkeeping, the login counters), nothing is noted.
       const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
-      if (
-        !scope?.entered ||
-        typeof text !== 'string' ||
-        (!callback && typeof values === 'function') ||
-        args.length > (callback ? 3 : 2)
-      )
+      if (!scope?.entered || typeof text !== 'string' || typeof values === 'function' || args.length > 2)
         return run.apply(this, args);
       const kind = statementKind(text);
       if (kind === 'read' || kind === 'inside') return run.apply(this, args);
       scope.primary = true;
       if (kind === 'begin') inTransaction.add(this);
       if (kind === 'rollback') inTransaction.delete(this);
-      if (kind !== 'commit' && !(kind === 'write' && !inTransaction.has(this))) return run.apply(this, args);
-      inTransaction.delete(this);
-      if (callback) {
-        return run.call(this, ...args.slice(0, -1), (error: unknown, answer: unknown) => {
-          if (error) return callback(error, answer);
-          pin(this, run, scope).then(
-            () => callback(undefined, answer),
-            (pinError: unknown) => callback(pinError),
-          );
+      const result = run.apply(this, args) as Promise<unknown>;
+      if (kind === 'commit' || (kind === 'write' && !inTransaction.has(this))) {
+        inTransaction.delete(this);
+        return result.then(async (answer) => {
+          await pin(this, run, scope);
+          return answer;
         });
       }
-      return (run.apply(this, args) as Promise<unknown>).then(async (answer) => {
-        await pin(this, run, scope);
-        return answer;
-      });
+      return result;
     } as unknown as PoolClient['query'];
   }
   options.primary.on('acquire', watchPrimary);

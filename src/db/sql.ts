@@ -1,5 +1,31 @@
-import type { Client, Pool, PoolClient, QueryResult } from 'pg';
+import { createRequire } from 'node:module';
+import type { Client, Pool, PoolClient } from 'pg';
 import type { Replica, Replicas } from './replicas.ts';
+
+/**
+ * pg's promise form, answered through its callback form, for every caller (this module, MikroORM through
+ * Kysely, the replica and tracing wrappers): the promise pg makes itself kept each result alive through V8's
+ * young-generation collections until the next full one (~0.6 MB promoted per scavenge under load, against
+ * ~4 KB through the callback; the same for a bare pg.Client).
+ */
+function answerPromisesThroughCallbacks() {
+  const pg = createRequire(import.meta.url)('pg') as {
+    Client: { prototype: { query: (...args: unknown[]) => unknown } };
+  };
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function queryThroughCallback(this: unknown, ...args: unknown[]) {
+    const [config] = args;
+    const submittable = typeof (config as { submit?: unknown } | null)?.submit === 'function';
+    if (config == null || submittable || args.some((arg) => typeof arg === 'function'))
+      return query.apply(this, args);
+    return new Promise((resolve, reject) => {
+      query.call(this, ...args, (error: unknown, result: unknown) =>
+        error ? reject(error) : resolve(result),
+      );
+    });
+  };
+}
+answerPromisesThroughCallbacks();
 
 /**
  * A statement sent by name: each connection parses and plans it once (a generic plan, see ON_CONNECT)
@@ -73,19 +99,6 @@ export interface SqlOptions {
 type QueryConfig = { name?: string; statement?: string; text: string; values: unknown[] };
 
 /**
- * A statement's result, through pg's callback: the promise pg returns without one kept every result alive
- * through V8's young-generation collections until the next full one (~0.6 MB promoted per scavenge under
- * load, against ~4 KB through the callback; the same for a bare pg.Client).
- */
-function answerOf(client: PoolClient, config: QueryConfig): Promise<QueryResult> {
-  return new Promise((resolve, reject) => {
-    client.query(config, (error: Error | undefined, result: QueryResult) =>
-      error ? reject(error) : resolve(result),
-    );
-  });
-}
-
-/**
  * Prepared statements over MikroORM's own `pg` pool, for the hot paths that need no entities. Every
  * connection the pool opens, for MikroORM or for this client, first runs ON_CONNECT (not behind a pooler).
  * `toDriverError` turns a `pg` error into MikroORM's exception, so both paths fail alike.
@@ -110,10 +123,10 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error, op
     values: readonly unknown[] = [],
   ): Promise<T[]> => {
     try {
-      const result = await answerOf(
-        client,
-        typeof statement === 'string' ? { text: statement, values: [] } : configOf(statement, values),
-      );
+      const result =
+        typeof statement === 'string'
+          ? await client.query(statement)
+          : await client.query(configOf(statement, values));
       return result.rows as T[];
     } catch (error) {
       // An error the server answered (it has a severity) leaves the connection as good as before.
@@ -139,7 +152,7 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error, op
       return undefined;
     }
     try {
-      const result = await answerOf(client, configOf(statement, values));
+      const result = await client.query(configOf(statement, values));
       client.release();
       replicas?.counted('replica');
       return { rows: result.rows as T[] };
