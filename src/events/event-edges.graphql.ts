@@ -6,14 +6,9 @@ import { builder } from '../graphql/builder.ts';
 import { MuseumDayType } from '../hours/hours.graphql.ts';
 import { loadGeneralRemaining } from '../tickets/ticket-loads.ts';
 import { TicketType } from '../tickets/tickets.graphql.ts';
-import {
-  type EventDateAvailability,
-  loadAvailability,
-  loadEvent,
-  loadEventsOn,
-  loadSold,
-} from './event-loads.ts';
+import { loadAvailability, loadEvent, loadEventsOn, loadSold } from './event-loads.ts';
 import { SpecialEventType } from './events.graphql.ts';
+import type { EventDateAvailability, ListedEvent } from './events.service.ts';
 
 const EventDateAvailabilityType = builder
   .objectRef<EventDateAvailability>('EventDateAvailability')
@@ -44,7 +39,9 @@ builder.objectFields(SpecialEventType, (t) => ({
     description: 'Each date of the event, ascending, with the tickets it has left.',
     // An event has 1 to 366 dates; query-cost.ts counts a typical 10.
     extensions: { listSize: 10 },
-    resolve: (event, _args, { deps, shared }) => loadAvailability(deps.db.sql, shared, event.eventId),
+    // A page that selects availability brought it with its events (events.graphql.ts).
+    resolve: (event, _args, { deps, shared }) =>
+      (event as ListedEvent).availability ?? loadAvailability(deps.db.sql, shared, event.eventId),
   }),
 }));
 

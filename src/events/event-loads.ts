@@ -2,12 +2,11 @@
 // query needs, whatever the size of the page above it, comes in one statement.
 import { type Queryable, statement } from '../db/sql.ts';
 import { loadBatched } from '../graphql/batch.ts';
-import { EVENT_JSON, type EventView } from './events.service.ts';
+import { EVENT_COLUMNS, type EventDateAvailability, type EventView, REMAINING } from './events.service.ts';
 
 const EVENTS_BY_ID = statement(
   'events_by_id',
-  `select e.id, ${EVENT_JSON('e')} as event from special_event e
-   where e.id = any($1::uuid[]) and e.deleted_at is null`,
+  `select ${EVENT_COLUMNS('e')} from special_event e where e.id = any($1::uuid[]) and e.deleted_at is null`,
   { mayBeStale: true },
 );
 
@@ -18,27 +17,26 @@ export async function loadEvent(
   eventId: string,
 ): Promise<EventView | null> {
   const event = await loadBatched(shared, 'events.byId', eventId, async (ids) => {
-    const rows = await sql.query<{ id: string; event: EventView }>(EVENTS_BY_ID, [ids]);
-    return new Map(rows.map((row) => [row.id, row.event]));
+    const events = await sql.query<EventView>(EVENTS_BY_ID, [ids]);
+    return new Map(events.map((event) => [event.eventId, event]));
   });
   return event ?? null;
 }
 
-// The events of each day of $1, at most $2 a day, by name then eventId (special_event_date_listing_idx).
+// The events of each day of $1, at most $2 a day, by name then eventId (special_event_date_listing_idx): one
+// row an event, its day first.
 const EVENTS_ON_DAYS = statement(
   'events_on_days',
-  `select to_char(days.day, 'YYYY-MM-DD') as date,
-          coalesce((
-            select json_agg(${EVENT_JSON('e')} order by p.name, p.event_id)
-            from (
-              select d.event_id, d.name from special_event_date d
-              where d.listed and d.date = days.day
-              order by d.name, d.event_id
-              limit $2::int
-            ) p
-            join special_event e on e.id = p.event_id and e.deleted_at is null
-          ), '[]') as events
-   from unnest($1::date[]) as days(day)`,
+  `select to_char(days.day, 'YYYY-MM-DD') as day, ${EVENT_COLUMNS('e')}
+   from unnest($1::date[]) as days(day)
+   cross join lateral (
+     select d.event_id, d.name from special_event_date d
+     where d.listed and d.date = days.day
+     order by d.name, d.event_id
+     limit $2::int
+   ) p
+   join special_event e on e.id = p.event_id and e.deleted_at is null
+   order by days.day, p.name, p.event_id`,
   { mayBeStale: true },
 );
 
@@ -50,33 +48,19 @@ export async function loadEventsOn(
   limit: number,
 ): Promise<EventView[]> {
   const events = await loadBatched(shared, `events.onDay/${limit}`, date, async (dates) => {
-    const rows = await sql.query<{ date: string; events: EventView[] }>(EVENTS_ON_DAYS, [dates, limit]);
-    return new Map(rows.map((row) => [row.date, row.events]));
+    // Each event keeps the day of its row: no field reads it.
+    const rows = await sql.query<EventView & { day: string }>(EVENTS_ON_DAYS, [dates, limit]);
+    return groupBy<EventView & { day: string }>(rows, (row) => row.day);
   });
   return events ?? [];
 }
 
-/** How many tickets one date of an event has left. */
-export interface EventDateAvailability {
-  eventId: string;
-  date: string;
-  /** Tickets per event date; null: unlimited. */
-  capacity: number | null;
-  /** capacity − sold (never below 0); null: unlimited. */
-  remaining: number | null;
-}
-
-// Remaining, while a capacity applies: capacity less the ticket_sales counter that purchases and cancellations
-// keep (src/tickets), or, before the first sale under it, less the tickets not cancelled, as a purchase would
-// count them. An unlimited event has nothing left to count. Rows rather than JSON: building a JSON object per
-// date cost PostgreSQL more than the rest of the statement (1 ms → 0.2 ms for 30 events, EXPLAIN ANALYZE).
+// Rows rather than JSON: building a JSON object per date cost PostgreSQL more than the rest of the statement
+// (1 ms → 0.2 ms for 30 events, EXPLAIN ANALYZE). An unlimited event has nothing left to count.
 const AVAILABILITY = statement(
   'event_availability',
   `select e.id as "eventId", to_char(d.date, 'YYYY-MM-DD') as date, e.capacity,
-          case when e.capacity is not null then greatest(e.capacity - coalesce(
-            (select c.sold from ticket_sales c where c.scope = e.id::text and c.date = d.date),
-            (select count(*)::int from ticket t
-             where t.event_id = e.id and t.ticket_date = d.date and t.cancelled_at is null)), 0) end as remaining
+          case when e.capacity is not null then ${REMAINING('e', 'd.date')} end as remaining
    from special_event e
    join special_event_date d on d.event_id = e.id
    where e.id = any($1::uuid[]) and e.deleted_at is null

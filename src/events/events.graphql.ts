@@ -1,6 +1,7 @@
 import { versionTag } from '../common/entity-tags.ts';
 import { pageOf } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
+import { selects } from '../graphql/look-ahead.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs, pageType } from '../graphql/pagination.ts';
 import {
@@ -97,6 +98,10 @@ const rangeArgs = builder.args((t) => ({
   endDate: t.field({ type: 'Date', required: false, description: 'Defaults to 7 days after startDate.' }),
 }));
 
+// A list that selects its events' availability reads it with the events, in one statement.
+const AVAILABILITY = ['availability'];
+const ITEMS_AVAILABILITY = ['items', 'availability'];
+
 builder.queryFields((t) => ({
   specialEvents: t.field({
     type: [SpecialEventType],
@@ -105,8 +110,17 @@ builder.queryFields((t) => ({
     authScopes: { visitor: true },
     args: { ...rangeArgs, ...pageArgs },
     validate: listEventsArgsSchema,
-    resolve: async (_root, args, { deps, shared }) =>
-      (await listEvents(deps.db.sql, shared, deps.clock.today(), args, pageOf(args))).items,
+    resolve: async (_root, args, { deps, shared }, info) =>
+      (
+        await listEvents(
+          deps.db.sql,
+          shared,
+          deps.clock.today(),
+          args,
+          pageOf(args),
+          selects(info, AVAILABILITY),
+        )
+      ).items,
   }),
   specialEventsCount: t.int({
     description: 'How many events specialEvents lists over all its pages for the same range.',
@@ -122,8 +136,15 @@ builder.queryFields((t) => ({
     authScopes: { visitor: true },
     args: { ...rangeArgs, ...pageArgs },
     validate: listEventsArgsSchema,
-    resolve: (_root, args, { deps, shared }) =>
-      listEvents(deps.db.sql, shared, deps.clock.today(), args, pageOf(args)),
+    resolve: (_root, args, { deps, shared }, info) =>
+      listEvents(
+        deps.db.sql,
+        shared,
+        deps.clock.today(),
+        args,
+        pageOf(args),
+        selects(info, ITEMS_AVAILABILITY),
+      ),
   }),
   specialEvent: t.field({
     type: SpecialEventType,

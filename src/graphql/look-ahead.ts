@@ -1,0 +1,44 @@
+import { type FieldNode, type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
+
+type Fragments = GraphQLResolveInfo['fragments'];
+
+// Per field node of a prepared document (src/graphql/prepared-documents.ts keeps and reuses its nodes), the
+// answer for each path asked: the walk is made once per document, not once per request.
+const answers = new WeakMap<FieldNode, Map<string, boolean>>();
+
+/**
+ * Whether the query selects `path` (field names, one per level) below the field being resolved, through
+ * inline fragments and fragment spreads. @skip and @include are not read: at worst the answer is a yes for
+ * a field that is then skipped, and the read it leads to brings something unused.
+ */
+export function selects(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, path: readonly string[]) {
+  const [first] = info.fieldNodes;
+  if (!first) return false;
+  const key = path.join('.');
+  const known = answers.get(first) ?? new Map<string, boolean>();
+  answers.set(first, known);
+  let answer = known.get(key);
+  if (answer === undefined) {
+    answer = info.fieldNodes.some((node) => selectsIn(node.selectionSet, path, info.fragments));
+    known.set(key, answer);
+  }
+  return answer;
+}
+
+function selectsIn(
+  set: SelectionSetNode | undefined,
+  path: readonly string[],
+  fragments: Fragments,
+): boolean {
+  if (!set || path.length === 0) return path.length === 0;
+  const [name, ...rest] = path;
+  return set.selections.some((selection) => {
+    if (selection.kind === Kind.FIELD)
+      return (
+        selection.name.value === name &&
+        (rest.length === 0 || selectsIn(selection.selectionSet, rest, fragments))
+      );
+    if (selection.kind === Kind.INLINE_FRAGMENT) return selectsIn(selection.selectionSet, path, fragments);
+    return selectsIn(fragments[selection.name.value]?.selectionSet, path, fragments);
+  });
+}
