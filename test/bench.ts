@@ -209,6 +209,7 @@ const measure = (url: string, scenario: Scenario, connections: number, seconds: 
 
 const FLAT_LIST = 'POST /graphql specialEvents (one week)';
 const NESTED_PAGE = 'POST /graphql specialEventPage of 30 with availability';
+const RATIO_PAIRS = 5;
 
 async function throughput() {
   const databaseUrl = await postgresDatabase(`bench_${EVENTS}`);
@@ -270,9 +271,19 @@ async function throughput() {
         `| ${scenario.name} | ${result.rate} | ${result.p50.toFixed(1)} | ${result.p99.toFixed(1)} | ${result.errors} | ${Math.round(peak)} |`,
       );
     }
-    // Issue 24's goal: a page of 30 events with their availability at ≥ 0.5× the flat list's rate.
+    // Issue 24's goal: a page of 30 events with their availability at ≥ 0.5× the flat list's rate. One
+    // sample of each swings by ±0.1 on a busy machine: the two alternate in pairs, and the median pair counts.
+    const flat = scenarios.find((scenario) => scenario.name === FLAT_LIST)!;
+    const nested = scenarios.find((scenario) => scenario.name === NESTED_PAGE)!;
+    const pairs = [rates[NESTED_PAGE]! / rates[FLAT_LIST]!];
+    for (let pair = 1; pair < RATIO_PAIRS; pair++) {
+      const flatRate = (await measure(server.url, flat, CONNECTIONS, SECONDS)).rate;
+      const nestedRate = (await measure(server.url, nested, CONNECTIONS, SECONDS)).rate;
+      pairs.push(nestedRate / flatRate);
+    }
+    pairs.sort((a, b) => a - b);
     console.log(
-      `\nnested page ÷ flat specialEvents: ${(rates[NESTED_PAGE]! / rates[FLAT_LIST]!).toFixed(2)}×`,
+      `\nnested page ÷ flat specialEvents: ${pairs[(pairs.length - 1) >> 1]!.toFixed(2)}× (median of ${pairs.length} pairs: ${pairs.map((ratio) => ratio.toFixed(2)).join(', ')})`,
     );
   } finally {
     await server.stop();

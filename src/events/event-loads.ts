@@ -2,7 +2,14 @@
 // query needs, whatever the size of the page above it, comes in one statement.
 import { type Queryable, statement } from '../db/sql.ts';
 import { loadBatched } from '../graphql/batch.ts';
-import { EVENT_COLUMNS, type EventDateAvailability, type EventView, REMAINING } from './events.service.ts';
+import {
+  EVENT_COLUMNS,
+  type EventDateAvailability,
+  type EventRow,
+  type EventView,
+  eventOfRow,
+  REMAINING,
+} from './events.service.ts';
 
 const EVENTS_BY_ID = statement(
   'events_by_id',
@@ -17,8 +24,8 @@ export async function loadEvent(
   eventId: string,
 ): Promise<EventView | null> {
   const event = await loadBatched(shared, 'events.byId', eventId, async (ids) => {
-    const events = await sql.query<EventView>(EVENTS_BY_ID, [ids]);
-    return new Map(events.map((event) => [event.eventId, event]));
+    const rows = await sql.query<EventRow>(EVENTS_BY_ID, [ids]);
+    return new Map(rows.map((row) => [row.eventId, eventOfRow(row)]));
   });
   return event ?? null;
 }
@@ -48,9 +55,14 @@ export async function loadEventsOn(
   limit: number,
 ): Promise<EventView[]> {
   const events = await loadBatched(shared, `events.onDay/${limit}`, date, async (dates) => {
-    // Each event keeps the day of its row: no field reads it.
-    const rows = await sql.query<EventView & { day: string }>(EVENTS_ON_DAYS, [dates, limit]);
-    return groupBy<EventView & { day: string }>(rows, (row) => row.day);
+    const rows = await sql.query<EventRow & { day: string }>(EVENTS_ON_DAYS, [dates, limit]);
+    const days = new Map<string, EventView[]>();
+    for (const row of rows) {
+      const events = days.get(row.day);
+      if (events) events.push(eventOfRow(row));
+      else days.set(row.day, [eventOfRow(row)]);
+    }
+    return days;
   });
   return events ?? [];
 }
