@@ -80,8 +80,6 @@ export async function createEvent(
   return created;
 }
 
-// An event as both APIs show it, built by PostgreSQL: dates as 'YYYY-MM-DD' and the numeric price as a
-// JSON number (30.00 parses as the 30 that was sent).
 /**
  * The columns of an event, read from special_event `e`, that eventOfRow makes an EventView of: lists of
  * events are rows, not JSON (json_build_object and json_agg were half of PostgreSQL's time for a page of 30,
@@ -112,9 +110,10 @@ export const eventOfRow = (row: EventRow): EventView => ({
   version: row.version,
 });
 
-// One event as one JSON value: for a single row, pg's per-column work (it reads the row's description at
-// every execution) costs Node more than JSON.parse of one column (a few µs a request, measured); lists of
-// events are rows (EVENT_COLUMNS), where json_agg would cost PostgreSQL more.
+// One event as one JSON value built by PostgreSQL (dates as 'YYYY-MM-DD', the numeric price as a JSON
+// number: 30.00 parses as the 30 that was sent). For a single row, pg's per-column work (it reads the row's
+// description at every execution) costs Node more than JSON.parse of one column; lists of events are rows
+// (EVENT_COLUMNS), where json_agg would cost PostgreSQL more.
 const EVENT_BY_ID = statement(
   'event_by_id',
   `select json_build_object(
