@@ -89,6 +89,50 @@ describe('GraphQL over HTTP, answered as yoga answers it', () => {
     }
   });
 
+  it('answers a query that ends in an error the same the first time and once compiled, located', async () => {
+    const body = {
+      query: fresh(
+        'query($id: UUID!) { specialEvent(eventId: $id) { name } specialEvents(startDate: "2030-01-10", endDate: "2030-01-01") { name } }',
+      ),
+      variables: { id: event.eventId },
+    };
+    const first = await bothAnswers({ body });
+    expect(first.service).toEqual(first.yoga);
+    expect(first.service.body).toMatchObject({ errors: [{ locations: [{ line: 1 }] }] });
+    for (let run = 0; run < 3; run++) {
+      const again = await museum.app.fetch('http://museum.test/graphql', initOf({ body }));
+      expect(await shape(again)).toEqual(first.service);
+    }
+  });
+
+  it.each([
+    [
+      'that succeeds',
+      '($id: UUID!) { updateSpecialEvent(eventId: $id, input: { price: 32 }) { eventId price } }',
+    ],
+    [
+      'whose input breaks a rule',
+      '($id: UUID!) { updateSpecialEvent(eventId: $id, input: { price: -1 }) { eventId price } }',
+    ],
+    [
+      'of an event that does not exist',
+      '{ deleteSpecialEvent(eventId: "00000000-0000-4000-8000-000000000000") }',
+    ],
+    [
+      'of two fields, one failing',
+      '($id: UUID!) { a: updateSpecialEvent(eventId: $id, input: { price: 32 }) { price } b: deleteSpecialEvent(eventId: "00000000-0000-4000-8000-000000000000") }',
+    ],
+  ])('answers a mutation %s the same the first time and once compiled', async (_, operation) => {
+    const body = { query: fresh(`mutation ${operation}`), variables: { id: event.eventId } };
+    const staff = { authorization: basic(STAFF.name, STAFF.password) };
+    const first = await bothAnswers({ body, headers: staff });
+    expect(first.service).toEqual(first.yoga);
+    for (let run = 0; run < 3; run++) {
+      const again = await museum.app.fetch('http://museum.test/graphql', initOf({ body, headers: staff }));
+      expect(await shape(again)).toEqual(first.service);
+    }
+  });
+
   it.each([
     ['no Accept', undefined],
     ['*/*', '*/*'],
