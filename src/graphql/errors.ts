@@ -13,7 +13,7 @@ export function clientError(
   issues: FieldIssue[] = [],
   from?: GraphQLError,
 ) {
-  const error = new GraphQLError(message, {
+  return new GraphQLError(message, {
     nodes: from?.nodes,
     source: from?.source,
     positions: from?.positions,
@@ -23,9 +23,6 @@ export function clientError(
       ...(kind === 'validation' || issues.length > 0 ? { errors: issues } : {}),
     },
   });
-  // A compiled operation's errors (graphql-jit) carry their locations but no nodes to derive them from.
-  if (error.locations === undefined && from?.locations) Object.assign(error, { locations: from.locations });
-  return error;
 }
 
 /**

@@ -97,7 +97,7 @@ const timedOut = (): ExecutionResult => ({
  *    from its second run); no mutation over GET;
  * 3. the context (credentials checked once), the auth gate (src/graphql/auth-gate.ts), the
  *    trusted-documents rule, lists given as lists;
- * 4. the run: compiled by graphql-jit, or by graphql-js (subscriptions, a first run), within the
+ * 4. the run: compiled by graphql-jit, or by graphql-js (mutations, subscriptions, a first run), within the
  *    deadline, in a tracing span, counted in the metrics; variable errors named by path, every error masked;
  * 5. the release of the per-request caches.
  * Hand-made rather than envelop's hooks: they allocated ~100 objects and closures per operation (10 µs of a

@@ -32,7 +32,7 @@ export interface PreparedDocument {
   document: DocumentNode;
   /** Validation errors (the query limits among them); empty when the document is valid. */
   errors: readonly GraphQLError[];
-  /** Runs so far, per operation name: an operation is compiled on its second run, when compiling starts to pay. */
+  /** Runs so far, per operation name: a query is compiled on its second run, when compiling starts to pay. */
   runs: Map<string, number>;
   compiled: Map<string, CompiledQuery | null>;
   /** Whether it asks for incremental delivery (@defer or @stream somewhere). */
@@ -44,7 +44,7 @@ export interface PreparedDocument {
 export interface PreparedDocuments {
   /** The document prepared from its text; throws a syntax error (400, a spec error). */
   prepare(source: string): PreparedDocument;
-  /** The operation compiled by graphql-jit from its second run on (not a subscription), else null: graphql-js runs it. */
+  /** The operation compiled by graphql-jit from its second run on (a query), else null: graphql-js runs it. */
   compiled(
     prepared: PreparedDocument,
     operation: OperationDefinitionNode,
@@ -67,9 +67,10 @@ function asksForIncrementalDelivery(document: DocumentNode): boolean {
 /**
  * The one cache of prepared documents, for every operation whatever brought it (a REST route, a GraphQL POST
  * or GET, a trusted document, a subscription), by the document's text: its parse, its validation (with the
- * query limits, which are validation rules; errors in the shapes clients read) and, for a query or mutation
- * run more than once, its graphql-jit compilation (root mutation fields still run one after another).
- * Subscriptions are never compiled.
+ * query limits, which are validation rules; errors in the shapes clients read) and, for a query run more than
+ * once, its graphql-jit compilation. Mutations and subscriptions are never compiled: a compiled mutation
+ * kept each run's objects alive through V8's young collections (purchases promoted ~4.3 MB a scavenge
+ * against ~0.2 MB interpreted, `--trace-gc-nvp`; every read's ratio fell with the collector's work).
  */
 export function createPreparedDocuments(
   schema: GraphQLSchema,
@@ -136,9 +137,9 @@ export function createPreparedDocuments(
       entry.runs.set(name, runs);
       if (runs < 2) return null;
       const compiled =
-        operation.operation === 'subscription'
-          ? null
-          : compileQuery(schema, entry.document, name || undefined, COMPILER_OPTIONS);
+        operation.operation === 'query'
+          ? compileQuery(schema, entry.document, name || undefined, COMPILER_OPTIONS)
+          : null;
       query = compiled && isCompiledQuery(compiled) ? compiled : null;
       entry.compiled.set(name, query);
       return query;
