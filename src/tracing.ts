@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { wrapClientQuery } from './db/pg-client.ts';
 
 /**
  * OpenTelemetry tracing, off unless OTEL_EXPORTER_OTLP_ENDPOINT is set: then spans for each HTTP request,
@@ -64,37 +64,37 @@ export async function inSpan<T>(
 /**
  * Every statement the `pg` driver sends — MikroORM's through Kysely and db/sql.ts's prepared ones — in a
  * client span (`db.system.name`, `db.namespace`, `db.operation.name`, `db.query.text`, server address).
- * The driver is wrapped here because it is loaded (as CommonJS) before any instrumentation hook could be.
+ * The driver is wrapped (src/db/pg-client.ts) because it is loaded as CommonJS, before any instrumentation
+ * hook could be.
  */
 function traceSqlStatements() {
-  const pg = createRequire(import.meta.url)('pg') as {
-    Client: { prototype: { query: (...args: unknown[]) => unknown } };
-  };
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function tracedQuery(this: ClientFields, ...args: unknown[]) {
-    const [first] = args;
-    const text = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
-    // Callback style (pg-pool's internals) and cursors are passed through untraced.
-    const submittable = typeof (first as { submit?: unknown } | undefined)?.submit === 'function';
-    if (text === undefined || submittable || typeof args.at(-1) === 'function')
-      return query.apply(this, args);
-    const operation = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
-    const attributes: Attributes = {
-      'db.system.name': 'postgresql',
-      'db.operation.name': operation,
-      // MikroORM writes its values into the SQL; quoted literals are masked, so no value leaves.
-      'db.query.text': text.replace(/'(?:[^']|'')*'/g, "'?'"),
-      ...(this.database ? { 'db.namespace': this.database } : {}),
-      ...(this.host ? { 'server.address': this.host } : {}),
-      ...(this.port ? { 'server.port': this.port } : {}),
-    };
-    // Behind a transaction pooler statements go unnamed; src/db/sql.ts still says which one it is.
-    const name =
-      (first as { name?: string; statement?: string }).name ??
-      (first as { statement?: string }).statement ??
-      operation;
-    return inSpan(name, SpanKind.CLIENT, attributes, () => query.apply(this, args) as Promise<unknown>);
-  };
+  wrapClientQuery<ClientFields>(
+    (query) =>
+      function tracedQuery(this: ClientFields, ...args: unknown[]) {
+        const [first] = args;
+        const text = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
+        // Callback style (pg-pool's internals) and cursors are passed through untraced.
+        const submittable = typeof (first as { submit?: unknown } | undefined)?.submit === 'function';
+        if (text === undefined || submittable || typeof args.at(-1) === 'function')
+          return query.apply(this, args);
+        const operation = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
+        const attributes: Attributes = {
+          'db.system.name': 'postgresql',
+          'db.operation.name': operation,
+          // MikroORM writes its values into the SQL; quoted literals are masked, so no value leaves.
+          'db.query.text': text.replace(/'(?:[^']|'')*'/g, "'?'"),
+          ...(this.database ? { 'db.namespace': this.database } : {}),
+          ...(this.host ? { 'server.address': this.host } : {}),
+          ...(this.port ? { 'server.port': this.port } : {}),
+        };
+        // Behind a transaction pooler statements go unnamed; src/db/sql.ts still says which one it is.
+        const name =
+          (first as { name?: string; statement?: string }).name ??
+          (first as { statement?: string }).statement ??
+          operation;
+        return inSpan(name, SpanKind.CLIENT, attributes, () => query.apply(this, args) as Promise<unknown>);
+      },
+  );
 }
 
 interface ClientFields {

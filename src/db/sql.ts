@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Client, Pool, PoolClient } from 'pg';
+import { wrapClientQuery } from './pg-client.ts';
 import type { Replica, Replicas } from './replicas.ts';
 
 /**
@@ -9,21 +9,20 @@ import type { Replica, Replicas } from './replicas.ts';
  * ~4 KB through the callback; the same for a bare pg.Client).
  */
 function answerPromisesThroughCallbacks() {
-  const pg = createRequire(import.meta.url)('pg') as {
-    Client: { prototype: { query: (...args: unknown[]) => unknown } };
-  };
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function queryThroughCallback(this: unknown, ...args: unknown[]) {
-    const [config] = args;
-    const submittable = typeof (config as { submit?: unknown } | null)?.submit === 'function';
-    if (config == null || submittable || args.some((arg) => typeof arg === 'function'))
-      return query.apply(this, args);
-    return new Promise((resolve, reject) => {
-      query.call(this, ...args, (error: unknown, result: unknown) =>
-        error ? reject(error) : resolve(result),
-      );
-    });
-  };
+  wrapClientQuery(
+    (query) =>
+      function queryThroughCallback(this: unknown, ...args: unknown[]) {
+        const [config] = args;
+        const submittable = typeof (config as { submit?: unknown } | null)?.submit === 'function';
+        if (config == null || submittable || args.some((arg) => typeof arg === 'function'))
+          return query.apply(this, args);
+        return new Promise((resolve, reject) => {
+          query.call(this, ...args, (error: unknown, result: unknown) =>
+            error ? reject(error) : resolve(result),
+          );
+        });
+      },
+  );
 }
 answerPromisesThroughCallbacks();
 

@@ -6,9 +6,9 @@ import { builder } from '../graphql/builder.ts';
 import { MuseumDayType } from '../hours/hours.graphql.ts';
 import { loadGeneralRemaining } from '../tickets/ticket-loads.ts';
 import { TicketType } from '../tickets/tickets.graphql.ts';
+import type { EventDateAvailability, ListedEvent } from './event-list.ts';
 import { loadAvailability, loadEvent, loadEventsOn, loadSold } from './event-loads.ts';
 import { SpecialEventType } from './events.graphql.ts';
-import type { EventDateAvailability, ListedEvent } from './events.service.ts';
 
 const EventDateAvailabilityType = builder
   .objectRef<EventDateAvailability>('EventDateAvailability')

@@ -6,10 +6,10 @@ import {
   EVENT_COLUMNS,
   type EventDateAvailability,
   type EventRow,
-  type EventView,
   eventOfRow,
   REMAINING,
-} from './events.service.ts';
+} from './event-list.ts';
+import type { EventView } from './events.service.ts';
 
 const EVENTS_BY_ID = statement(
   'events_by_id',
@@ -56,13 +56,7 @@ export async function loadEventsOn(
 ): Promise<EventView[]> {
   const events = await loadBatched(shared, `events.onDay/${limit}`, date, async (dates) => {
     const rows = await sql.query<EventRow & { day: string }>(EVENTS_ON_DAYS, [dates, limit]);
-    const days = new Map<string, EventView[]>();
-    for (const row of rows) {
-      const events = days.get(row.day);
-      if (events) events.push(eventOfRow(row));
-      else days.set(row.day, [eventOfRow(row)]);
-    }
-    return days;
+    return groupBy(rows, (row) => row.day, eventOfRow);
   });
   return events ?? [];
 }
@@ -122,13 +116,17 @@ export async function loadSold(
   return sold?.get(date) ?? 0;
 }
 
-function groupBy<T>(rows: T[], keyOf: (row: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
+function groupBy<T, V = T>(
+  rows: T[],
+  keyOf: (row: T) => string,
+  itemOf: (row: T) => V = (row) => row as unknown as V,
+): Map<string, V[]> {
+  const groups = new Map<string, V[]>();
   for (const row of rows) {
     const key = keyOf(row);
     const group = groups.get(key);
-    if (group) group.push(row);
-    else groups.set(key, [row]);
+    if (group) group.push(itemOf(row));
+    else groups.set(key, [itemOf(row)]);
   }
   return groups;
 }

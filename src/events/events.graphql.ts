@@ -4,21 +4,14 @@ import { builder } from '../graphql/builder.ts';
 import { selects } from '../graphql/look-ahead.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs, pageType } from '../graphql/pagination.ts';
+import { countEventsInRange, listEvents } from './event-list.ts';
 import {
   type EventChanges,
   eventChangesSchema,
   eventFieldsSchema,
   listEventsArgsSchema,
 } from './events.rules.ts';
-import {
-  countEventsInRange,
-  createEvent,
-  deleteEvent,
-  type EventView,
-  getEvent,
-  listEvents,
-  updateEvent,
-} from './events.service.ts';
+import { createEvent, deleteEvent, type EventView, getEvent, updateEvent } from './events.service.ts';
 
 export const SpecialEventType = builder.objectRef<EventView>('SpecialEvent').implement({
   description: 'A special event hosted by the museum.',

@@ -4,23 +4,26 @@ type Fragments = GraphQLResolveInfo['fragments'];
 
 // Per field node of a prepared document (src/graphql/prepared-documents.ts keeps and reuses its nodes), the
 // answer for each path asked: the walk is made once per document, not once per request.
-const answers = new WeakMap<FieldNode, Map<string, boolean>>();
+const answers = new WeakMap<FieldNode, Map<readonly string[], boolean>>();
 
 /**
  * Whether the query selects `path` (field names, one per level) below the field being resolved, through
  * inline fragments and fragment spreads. @skip and @include are not read: at worst the answer is a yes for
- * a field that is then skipped, and the read it leads to brings something unused.
+ * a field that is then skipped, and the read it leads to brings something unused. Answers are kept by
+ * `path` itself: pass a constant.
  */
 export function selects(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, path: readonly string[]) {
   const [first] = info.fieldNodes;
   if (!first) return false;
-  const key = path.join('.');
-  const known = answers.get(first) ?? new Map<string, boolean>();
-  answers.set(first, known);
-  let answer = known.get(key);
+  let known = answers.get(first);
+  if (!known) {
+    known = new Map();
+    answers.set(first, known);
+  }
+  let answer = known.get(path);
   if (answer === undefined) {
     answer = info.fieldNodes.some((node) => selectsIn(node.selectionSet, path, info.fragments));
-    known.set(key, answer);
+    known.set(path, answer);
   }
   return answer;
 }
