@@ -9,7 +9,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
 import { startTracing } from '../src/tracing.ts';
-import { basic, eventBody, STAFF, startMuseum, type TestMuseum, VISITOR } from './support/museum.ts';
+import {
+  basic,
+  eventBody,
+  STAFF,
+  startMuseum,
+  type TestMuseum,
+  upcomingOpenDay,
+  VISITOR,
+} from './support/museum.ts';
 
 const HOURS = 'query TrustedHours { museumHours(limit: 2) { date timeOpen } }';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -50,6 +58,8 @@ const json = { 'content-type': 'application/json' };
 /** The requests of the comparison, each a client's whole exchange: REST and GraphQL, answers and refusals. */
 function requests(eventId: string): [string, string, RequestInit][] {
   const hours = '{ museumHours(limit: 3) { date timeOpen timeClose } }';
+  const page = `{ specialEventPage(startDate: "${upcomingOpenDay(0)}", endDate: "${upcomingOpenDay(3)}") {
+    total items { id eventId dates price availability { date capacity remaining } } } }`;
   return [
     ['a REST read', '/museum-hours?limit=3', { headers: VISITOR_HEADERS }],
     [
@@ -82,6 +92,11 @@ function requests(eventId: string): [string, string, RequestInit][] {
       { method: 'POST', headers: { ...VISITOR_HEADERS, ...json }, body: JSON.stringify({ query: hours }) },
     ],
     ['a GraphQL query over GET', `/graphql?query=${encodeURIComponent(hours)}`, { headers: VISITOR_HEADERS }],
+    [
+      "a page of events with their availability, in the page's statement",
+      '/graphql',
+      { method: 'POST', headers: { ...VISITOR_HEADERS, ...json }, body: JSON.stringify({ query: page }) },
+    ],
     ['a trusted document', `/graphql?documentId=sha256:${sha256(HOURS)}`, { headers: VISITOR_HEADERS }],
     [
       'a limit exceeded',
@@ -147,8 +162,10 @@ describe('tracing on and off', () => {
     }
     // The statuses the comparison covers: answers and refusals alike.
     expect(Object.values(off).map((answer) => answer.status)).toEqual([
-      200, 200, 400, 403, 200, 200, 200, 200, 400, 200, 200,
+      200, 200, 400, 403, 200, 200, 200, 200, 200, 400, 200, 200,
     ]);
+    const page = JSON.parse(off["a page of events with their availability, in the page's statement"]!.body);
+    expect(page.data.specialEventPage.items[0].availability.length).toBeGreaterThan(0);
     expect(exported).toBeGreaterThan(0);
   });
 });
