@@ -55,7 +55,7 @@ describe('statements per query do not grow with the page', () => {
     expect(thirty.data.specialEventPage.items).toHaveLength(30);
     expect(thirty.data.specialEventPage.items[1].availability).toHaveLength(5);
     expect(thirty.data.specialEventPage.items[1].availability[0]).toMatchObject({ capacity: 50 });
-    // The page brings its events' availability in its own statement (src/events/events.service.ts).
+    // The page brings its events' availability in its own statement (src/events/event-list.ts).
     expect(one.statements).toBe(1);
     expect(thirty.statements).toBe(one.statements);
   });
