@@ -154,6 +154,28 @@ describe('request ids and log lines, over HTTP', () => {
     expect(log).not.toContain(STAFF.password);
     expect(log).not.toContain(staff.slice(6));
   });
+
+  it('leaves one line per request, in order, when more come than one write gathers', async () => {
+    const staff = basic(STAFF.name, STAFF.password);
+    const ids = Array.from({ length: 75 }, (_, index) => `burst-${index}`);
+    const before = Date.now();
+    for (const id of ids) {
+      const response = await fetch(`${server.url}/museum-hours?limit=1`, {
+        headers: { authorization: staff, 'x-request-id': id },
+      });
+      expect(response.status).toBe(200);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const lines = logLines(server).filter((line) => ids.includes(line.requestId as string));
+    expect(lines.map((line) => line.requestId)).toEqual(ids);
+    for (const line of lines) {
+      expect(line).toMatchObject({ level: 'info', message: 'request', route: '/museum-hours', status: 200 });
+      const time = Date.parse(line.time as string);
+      expect(new Date(time).toISOString()).toBe(line.time);
+      expect(time).toBeGreaterThanOrEqual(before - 1);
+      expect(time).toBeLessThanOrEqual(Date.now());
+    }
+  });
 });
 
 describe('Timings (the request and operation metrics)', () => {

@@ -10,6 +10,7 @@ import {
   museumClock,
 } from '../src/common/dates.ts';
 import { loadConfig } from '../src/config.ts';
+import { durationText, isoTime } from '../src/logger.ts';
 
 describe('calendar dates', () => {
   it.each([
@@ -71,6 +72,22 @@ describe('calendar dates', () => {
     const kiritimati = museumClock('Pacific/Kiritimati').today();
     const honolulu = museumClock('Pacific/Honolulu').today();
     expect(daysBetween(honolulu, kiritimati)).toBe(1);
+  });
+});
+
+describe('the request log line', () => {
+  it('writes the time as toISOString does, across milliseconds, seconds, days and years', () => {
+    const starts = [Date.UTC(2026, 10, 25, 12, 0, 59, 990), Date.UTC(2027, 11, 31, 23, 59, 59, 995), 0];
+    for (const start of starts)
+      for (let now = start; now < start + 30; now++) expect(isoTime(now)).toBe(new Date(now).toISOString());
+    // Back in time (a clock set back) is formatted afresh too.
+    expect(isoTime(Date.UTC(2026, 0, 1, 0, 0, 0, 7))).toBe('2026-01-01T00:00:00.007Z');
+  });
+
+  it('writes durations as String(Math.round(ms * 10) / 10) does', () => {
+    for (const ms of [0, 0.04, 0.05, 0.3, 1, 1.25, 9.96, 12.3, 99.99, 100, 1234.56, 65_000.01])
+      expect(durationText(ms)).toBe(String(Math.round(ms * 10) / 10));
+    for (let tenths = 0; tenths < 3000; tenths++) expect(durationText(tenths / 10)).toBe(String(tenths / 10));
   });
 });
 
