@@ -22,8 +22,9 @@ export async function routeAnswer(
   if (route.status === 204) return { status: 204, headers: { 'Cache-Control': cacheControl }, body: null };
   // A read carries a validator; a client that already holds this representation gets 304 and no body.
   // What a read says depends on whose credentials came with it (a visitor sees only its own tickets).
-  const validated = (answer: HttpAnswer, tag: string): HttpAnswer => {
+  const validated = (answer: HttpAnswer, tagOf: () => string): HttpAnswer => {
     if (method !== 'GET' && !route.etag) return answer;
+    const tag = tagOf();
     answer.headers.ETag = tag;
     if (method !== 'GET') return answer;
     answer.headers.Vary = 'Authorization';
@@ -37,7 +38,7 @@ export async function routeAnswer(
   if (route.produces) {
     const content = await route.produces.render(value as Record<string, unknown>);
     const headers = { 'Content-Type': route.produces.contentType, 'Cache-Control': cacheControl };
-    return validated({ status: route.status, headers, body: content }, entityTag(content));
+    return validated({ status: route.status, headers, body: content }, () => entityTag(content));
   }
   let versionTag: string | undefined;
   if (route.etag) {
@@ -56,8 +57,8 @@ export async function routeAnswer(
   }
   const body = JSON.stringify(withoutNulls(items));
   // A list's total is part of what it says (X-Total-Count, Link): it goes into the tag too.
-  const tag = versionTag ?? entityTag(body, headers['X-Total-Count'] ?? '');
-  return validated({ status: route.status, headers, body }, tag);
+  const tagOf = () => versionTag ?? entityTag(body, headers['X-Total-Count'] ?? '');
+  return validated({ status: route.status, headers, body }, tagOf);
 }
 
 /**
@@ -74,8 +75,8 @@ function pagingHeaders(
   const { page, limit } = pageOf(variables as { page?: number; limit?: number });
   // Only the route's own parameters are carried over: a link never repeats whatever else the URL held.
   const kept = [...new URLSearchParams(request.search)].filter(([name]) => route.query?.includes(name));
+  const query = new URLSearchParams(kept);
   const link = (rel: string, target: number) => {
-    const query = new URLSearchParams(kept);
     query.set('page', String(target));
     query.set('limit', String(limit));
     return `<${request.pathname}?${query}>; rel="${rel}"`;

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { TICKET_TYPES, type TicketKind } from './ticket.entity.ts';
 
@@ -46,8 +46,12 @@ export const PURCHASE_MESSAGES: Record<TicketKind, string> = {
 /** A confirmation code as newConfirmationCode writes it (and a ticket's QR code holds it). */
 export const CONFIRMATION_CODE_PATTERN = /^ticket-(general|event)-[0-9a-f]{6}-[0-9a-f]{5}$/;
 
-/** `ticket-{type}-{6 hex}-{5 hex}`: 44 random bits, checked for uniqueness by the database. */
+/**
+ * `ticket-{type}-{6 hex}-{5 hex}`: 44 random bits, checked for uniqueness by the database. They are the first
+ * 11 hex digits of a random UUID (all random; its version digit comes later): Node draws those from a buffer
+ * of secure random bytes, where `randomBytes(6)` asks OpenSSL on every call (~5 µs a purchase under load).
+ */
 export function newConfirmationCode(type: TicketKind): string {
-  const hex = randomBytes(6).toString('hex');
-  return `ticket-${type}-${hex.slice(0, 6)}-${hex.slice(6, 11)}`;
+  const random = randomUUID();
+  return `ticket-${type}-${random.slice(0, 6)}-${random.slice(6, 8)}${random.slice(9, 12)}`;
 }
