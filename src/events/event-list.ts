@@ -91,41 +91,56 @@ export const REMAINING = (e: string, date: string) => `greatest(${e}.capacity - 
   (select count(*)::int from ticket t
    where t.event_id = ${e}.id and t.ticket_date = ${date} and t.cancelled_at is null)), 0)`;
 
-// The total, and one page as rows: special_event_date_listing_idx walked in order up to the page's end,
-// keeping each event's first date inside the range, then the page's events. A page past the end is one row
-// with the total and no event. With availability, each event also brings what its dates have left, in the
-// dates' order: a page with its availability is one round trip.
-const eventPage = (name: string, availability: boolean) =>
-  statement(
-    name,
-    `select t.total, ${EVENT_COLUMNS('e')}${
-      availability
-        ? `,
-          case when e.capacity is not null then array_to_string(array(
-            select ${REMAINING('e', 'x.date')} from special_event_date x
-            where x.event_id = e.id order by x.date), ',') end as remaining`
-        : ''
-    }
-   from (${TOTAL_OF_RANGE}) t
-   left join lateral (
-     select e.*, page.date as page_date, page.name as page_name from (
-       select d.event_id, d.date, d.name from special_event_date d
+// One page as rows: special_event_date_listing_idx walked in order up to the page's end, keeping each event's
+// first date inside the range, then the page's events. With the total, a page past the end is one row with
+// the total and no event; a read that does not need the total leaves it out (it was a quarter of PostgreSQL's
+// time for a page of 10, pgbench). With availability, each event also brings what its dates have left, in
+// the dates' order: a page with its availability is one round trip.
+const eventPage = ({ availability, total }: PageReading) => {
+  const availabilityColumn = `,
+    case when e.capacity is not null then array_to_string(array(
+      select ${REMAINING('e', 'x.date')} from special_event_date x
+      where x.event_id = e.id order by x.date), ',') end as remaining`;
+  const page = `select d.event_id, d.date, d.name from special_event_date d
        where d.listed and d.date between $1::date and $2::date
          and (d.previous_date is null or d.previous_date < $1::date)
        order by d.date, d.name, d.event_id
-       limit $3::int offset $4::bigint
-     ) page
+       limit $3::int offset $4::bigint`;
+  return statement(
+    `event_page${total ? '' : '_items'}${availability ? '_with_availability' : ''}`,
+    total
+      ? `select t.total, ${EVENT_COLUMNS('e')}${availability ? availabilityColumn : ''}
+   from (${TOTAL_OF_RANGE}) t
+   left join lateral (
+     select e.*, page.date as page_date, page.name as page_name from (${page}) page
      join special_event e on e.id = page.event_id and e.deleted_at is null
    ) e on true
-   order by e.page_date, e.page_name, e.id`,
+   order by e.page_date, e.page_name, e.id`
+      : `select ${EVENT_COLUMNS('e')}${availability ? availabilityColumn : ''}
+   from (${page}) page
+   join special_event e on e.id = page.event_id and e.deleted_at is null
+   order by page.date, page.name, e.id`,
     { mayBeStale: true },
   );
+};
 
-const EVENT_PAGE = eventPage('event_page', false);
-const EVENT_PAGE_WITH_AVAILABILITY = eventPage('event_page_with_availability', true);
+/** What a read of a page brings besides its events. */
+export interface PageReading {
+  /** Each event's availability. */
+  availability: boolean;
+  /** How many events the range has over all pages. */
+  total: boolean;
+}
+
+// By [total][availability].
+const PAGE_STATEMENTS = [false, true].map((total) =>
+  [false, true].map((availability) => eventPage({ availability, total })),
+);
+const pageStatement = ({ availability, total }: PageReading) => PAGE_STATEMENTS[+total]![+availability]!;
 
 interface EventPageRow extends EventRow {
-  total: number;
+  /** Only when the read asked for the total. */
+  total?: number;
   /** Per date, in the order of `dates`, comma-separated; null: unlimited. Only with availability. */
   remaining?: string | null;
 }
@@ -136,14 +151,20 @@ async function countEvents(sql: Queryable, range: DateRange): Promise<number> {
   return row?.total ?? 0;
 }
 
-/** Events with a date in the range, ordered by their first date in it, then name, then id; and their total. */
-async function listEventPage(
+/** A page of events, and their total when the reading asks for it (else null). */
+interface PageRead {
+  items: ListedEvent[];
+  total: number | null;
+}
+
+/** Events with a date in the range, ordered by their first date in it, then name, then id. */
+async function readEventPage(
   sql: Queryable,
   range: DateRange,
   page: Page,
-  availability: boolean,
-): Promise<EventPage> {
-  const rows = await sql.query<EventPageRow>(availability ? EVENT_PAGE_WITH_AVAILABILITY : EVENT_PAGE, [
+  reading: PageReading,
+): Promise<PageRead> {
+  const rows = await sql.query<EventPageRow>(pageStatement(reading), [
     range.startDate,
     range.endDate,
     page.limit,
@@ -153,7 +174,7 @@ async function listEventPage(
   for (const row of rows) {
     if (row.eventId === null) continue;
     const event: ListedEvent = eventOfRow(row);
-    if (availability) {
+    if (reading.availability) {
       const remaining = row.remaining?.split(',') ?? null;
       event.availability = event.dates.map((date, index) => ({
         eventId: event.eventId,
@@ -164,27 +185,44 @@ async function listEventPage(
     }
     items.push(event);
   }
-  return { items, total: rows[0]?.total ?? 0 };
+  return { items, total: reading.total ? (rows[0]?.total ?? 0) : null };
 }
 
-// The pages one request asked for, in what its reads share (`RequestContext.shared`). A page's statement also
-// brings its range's total, so a count of the same range asked beside it (the REST list asks for both) takes
-// the total from there instead of counting.
+// The pages one request asked for, in what its reads share (`RequestContext.shared`). A page read with its
+// range's total also answers a count of the same range asked beside it (the REST list asks for both).
 const PAGES = 'events.pages';
 const pagesOf = (shared: Map<string, unknown>) => {
-  const pages = (shared.get(PAGES) as Map<string, Promise<EventPage>> | undefined) ?? new Map();
+  const pages = (shared.get(PAGES) as Map<string, Promise<PageRead>> | undefined) ?? new Map();
   shared.set(PAGES, pages);
   return pages;
 };
 
 const rangeKey = (range: DateRange) => `${range.startDate}/${range.endDate}`;
+const WITH_TOTAL = '/total';
+
+/** One page of the range `args` ask for, read once per request (`shared`) however often it is asked for. */
+function readPage(
+  sql: Queryable,
+  shared: Map<string, unknown>,
+  today: string,
+  args: RangeArgs,
+  page: Page,
+  reading: PageReading,
+): Promise<PageRead> {
+  const range = resolveRange(today, args);
+  const pages = pagesOf(shared);
+  const key = `${rangeKey(range)}/${page.page}/${page.limit}${reading.availability ? '/availability' : ''}${reading.total ? WITH_TOTAL : ''}`;
+  const loaded = pages.get(key) ?? readEventPage(sql, range, page, reading);
+  pages.set(key, loaded);
+  return loaded;
+}
 
 /**
  * One page of the events with a date in the range `args` ask for (startDate defaults to `today`, endDate to a
- * week after startDate), and their total; read once per request (`shared`) however often it is asked for.
- * `availability`: each event also brings its availability, read in the same statement.
+ * week after startDate), and their total. `availability`: each event also brings its availability, read in
+ * the same statement.
  */
-export function listEvents(
+export async function listEvents(
   sql: Queryable,
   shared: Map<string, unknown>,
   today: string,
@@ -192,12 +230,23 @@ export function listEvents(
   page: Page,
   availability = false,
 ): Promise<EventPage> {
-  const range = resolveRange(today, args);
-  const pages = pagesOf(shared);
-  const key = `${rangeKey(range)}/${page.page}/${page.limit}${availability ? '/availability' : ''}`;
-  const loaded = pages.get(key) ?? listEventPage(sql, range, page, availability);
-  pages.set(key, loaded);
-  return loaded;
+  const { items, total } = await readPage(sql, shared, today, args, page, { availability, total: true });
+  return { items, total: total ?? 0 };
+}
+
+/**
+ * The events of that page alone. `reading.total`: read the total too, for a count of the same range asked
+ * beside the list (countEventsInRange takes it from there).
+ */
+export async function listEventItems(
+  sql: Queryable,
+  shared: Map<string, unknown>,
+  today: string,
+  args: RangeArgs,
+  page: Page,
+  reading: PageReading,
+): Promise<ListedEvent[]> {
+  return (await readPage(sql, shared, today, args, page, reading)).items;
 }
 
 /** How many events listEvents lists over all its pages for the range `args` ask for. */
@@ -212,7 +261,7 @@ export async function countEventsInRange(
   await new Promise<void>((resolve) => process.nextTick(resolve));
   const prefix = `${rangeKey(range)}/`;
   for (const [key, loaded] of pagesOf(shared)) {
-    if (key.startsWith(prefix)) return (await loaded).total;
+    if (key.startsWith(prefix) && key.endsWith(WITH_TOTAL)) return (await loaded).total ?? 0;
   }
   return countEvents(sql, range);
 }

@@ -1,10 +1,10 @@
 import { versionTag } from '../common/entity-tags.ts';
 import { pageOf } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
-import { selects } from '../graphql/look-ahead.ts';
+import { operationSelects, selects } from '../graphql/look-ahead.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs, pageType } from '../graphql/pagination.ts';
-import { countEventsInRange, listEvents } from './event-list.ts';
+import { countEventsInRange, listEventItems, listEvents } from './event-list.ts';
 import {
   type EventChanges,
   eventChangesSchema,
@@ -103,17 +103,12 @@ builder.queryFields((t) => ({
     authScopes: { visitor: true },
     args: { ...rangeArgs, ...pageArgs },
     validate: listEventsArgsSchema,
-    resolve: async (_root, args, { deps, shared }, info) =>
-      (
-        await listEvents(
-          deps.db.sql,
-          shared,
-          deps.clock.today(),
-          args,
-          pageOf(args),
-          selects(info, AVAILABILITY),
-        )
-      ).items,
+    resolve: (_root, args, { deps, shared }, info) =>
+      listEventItems(deps.db.sql, shared, deps.clock.today(), args, pageOf(args), {
+        availability: selects(info, AVAILABILITY),
+        // With specialEventsCount beside it, the page also reads the total that the count then answers.
+        total: operationSelects(info, 'specialEventsCount'),
+      }),
   }),
   specialEventsCount: t.int({
     description: 'How many events specialEvents lists over all its pages for the same range.',

@@ -1,4 +1,10 @@
-import { type FieldNode, type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
+import {
+  type FieldNode,
+  type GraphQLResolveInfo,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
 
 type Fragments = GraphQLResolveInfo['fragments'];
 
@@ -24,6 +30,26 @@ export function selects(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments
   if (answer === undefined) {
     answer = info.fieldNodes.some((node) => selectsIn(node.selectionSet, path, info.fragments));
     known.set(path, answer);
+  }
+  return answer;
+}
+
+const rootAnswers = new WeakMap<OperationDefinitionNode, Map<string, boolean>>();
+
+/**
+ * Whether the operation also selects the root field `name` (through fragments): a list resolver learns that
+ * its count is asked beside it. Kept per operation node, as `selects` keeps its answers.
+ */
+export function operationSelects(info: Pick<GraphQLResolveInfo, 'operation' | 'fragments'>, name: string) {
+  let known = rootAnswers.get(info.operation);
+  if (!known) {
+    known = new Map();
+    rootAnswers.set(info.operation, known);
+  }
+  let answer = known.get(name);
+  if (answer === undefined) {
+    answer = selectsIn(info.operation.selectionSet, [name], info.fragments);
+    known.set(name, answer);
   }
   return answer;
 }

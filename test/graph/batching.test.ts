@@ -97,6 +97,42 @@ describe('statements per query do not grow with the page', () => {
       expect(item.availability.every((date) => date.remaining === null)).toBe(true);
   });
 
+  it('a list without its count leaves the total out of its statement; beside its count, one statement answers both', async () => {
+    const range = `startDate: "${START}", endDate: "${WEEK[6]}"`;
+    const sent = async (query: string) => {
+      const send = () => museum.graphql(query, {}, { as: 'visitor' });
+      await send();
+      const { response, statements } = await statementsSentBy<TestResponse>(send);
+      if (response.body.errors) throw new Error(response.text);
+      return { data: response.body.data, statements };
+    };
+    const counted = await sent(`{ specialEventsCount(${range}) }`);
+    const total = counted.data.specialEventsCount as number;
+    expect(total).toBeGreaterThanOrEqual(30);
+
+    const alone = await sent(`{ specialEvents(${range}, limit: 5) { eventId } }`);
+    expect(alone.statements).toHaveLength(1);
+    expect(alone.statements[0]).not.toContain('special_event_date_count');
+    expect(alone.data.specialEvents).toHaveLength(5);
+
+    const beside = await sent(
+      `{ specialEvents(${range}, limit: 5) { eventId } specialEventsCount(${range}) }`,
+    );
+    expect(beside.statements).toHaveLength(1);
+    expect(beside.data).toEqual({ specialEvents: alone.data.specialEvents, specialEventsCount: total });
+    const spread = await sent(
+      `{ specialEvents(${range}, limit: 5) { eventId } ...Count } fragment Count on Query { specialEventsCount(${range}) }`,
+    );
+    expect(spread.statements).toHaveLength(1);
+    expect(spread.data).toEqual(beside.data);
+    // Past the last page: no events, and the count still answered from the same statement.
+    const past = await sent(
+      `{ specialEvents(${range}, limit: 5, page: 100) { eventId } specialEventsCount(${range}) }`,
+    );
+    expect(past.statements).toHaveLength(1);
+    expect(past.data).toEqual({ specialEvents: [], specialEventsCount: total });
+  });
+
   it('a week of days with their events, what is left of them, and general admission left', async () => {
     // The page size written out: a variable `limit` costs as 30 days (src/graphql/query-cost.ts).
     const query = (days: number) => `{ museumHours(startDate: "${START}", limit: ${days}) {
