@@ -44,6 +44,21 @@ describe('migrations', () => {
     expect(JSON.stringify(plan)).toContain('special_event_date_listing_idx');
     await em.execute('reset enable_seqscan');
   });
+
+  it("reads an event's or an order's tickets through the partial indexes that leave out tickets without one", async () => {
+    const em = museum.deps.db.fork();
+    await em.execute('set enable_seqscan = off');
+    const byEvent = await em.execute(
+      `explain select count(*) from ticket where event_id = '00000000-0000-4000-8000-000000000000'
+       and ticket_date = '2030-01-01' and cancelled_at is null`,
+    );
+    expect(JSON.stringify(byEvent)).toContain('ticket_event_id_ticket_date_index');
+    const byOrder = await em.execute(
+      `explain select id from ticket where order_id = '00000000-0000-4000-8000-000000000000' order by order_position`,
+    );
+    expect(JSON.stringify(byOrder)).toContain('ticket_order_id_index');
+    await em.execute('reset enable_seqscan');
+  });
 });
 
 describe('the documentation', () => {

@@ -24,14 +24,24 @@ export const Ticket = defineEntity({
     confirmationCode: p.string().length(32).unique('ticket_confirmation_code_key'),
     createdAt: p.datetime().onCreate(() => new Date()),
     /** The order it was bought in, if any, and its place among the order's tickets (from 0). */
-    order: () => p.manyToOne(Order).nullable().deleteRule('no action').index('ticket_order_id_index'),
+    order: () => p.manyToOne(Order).nullable().deleteRule('no action'),
     orderPosition: p.smallint().nullable(),
     /** When a gate admitted it: set once, by one conditional update (src/check-ins). */
     checkedInAt: p.datetime().nullable(),
     /** When it was given back; its seat was sold again from then on. */
     cancelledAt: p.datetime().nullable(),
   },
-  indexes: [{ name: 'ticket_event_id_ticket_date_index', properties: ['event', 'ticketDate'] }],
+  // Partial: most tickets are general admission bought alone, and no query looks for a null event or order.
+  indexes: [
+    {
+      name: 'ticket_event_id_ticket_date_index',
+      expression: `create index "ticket_event_id_ticket_date_index" on "ticket" ("event_id", "ticket_date") where "event_id" is not null`,
+    },
+    {
+      name: 'ticket_order_id_index',
+      expression: `create index "ticket_order_id_index" on "ticket" ("order_id") where "order_id" is not null`,
+    },
+  ],
   checks: [
     { name: 'ticket_event_check', expression: `("ticket_type" = 'event') = ("event_id" is not null)` },
     { name: 'ticket_order_check', expression: `("order_id" is null) = ("order_position" is null)` },
