@@ -178,20 +178,30 @@ export function shapeLiteralErrors(
   });
 }
 
-// Whether an operation's variables can hold a list anywhere (a list type, or an input object, which may hold
-// one): asked once per operation, so the variables of the rest (scalars only) are not walked on every run.
+// Whether an operation's variables can hold a list anywhere (a list type, or an input object with a list
+// somewhere inside): asked once per operation, so the variables of the rest (a purchase's, a range's) are not
+// walked on every run.
 const mayHoldLists = new WeakMap<OperationDefinitionNode, boolean>();
 
 function holdsLists(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
   let found = mayHoldLists.get(operation);
   if (found === undefined) {
     found = (operation.variableDefinitions ?? []).some(({ type }) => {
-      const named = type.kind === Kind.NON_NULL_TYPE ? type.type : type;
-      return named.kind !== Kind.NAMED_TYPE || isInputObjectType(schema.getType(named.name.value));
+      const input = typeFromAST(schema, type as never);
+      return input !== undefined && isInputType(input) && typeHoldsLists(input, new Set());
     });
     mayHoldLists.set(operation, found);
   }
   return found;
+}
+
+/** Whether a value of `type` can hold a list anywhere inside it (`seen`: the input objects already looked into). */
+function typeHoldsLists(type: GraphQLInputType, seen: Set<GraphQLNamedType>): boolean {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) return true;
+  if (!isInputObjectType(inner) || seen.has(inner)) return false;
+  seen.add(inner);
+  return Object.values(inner.getFields()).some((field) => typeHoldsLists(field.type, seen));
 }
 
 /** A single value given for a list variable (`"dates": "2030-01-01"`): the refusal naming each, or null. */

@@ -154,6 +154,7 @@ describe('PATCH /special-events/{eventId}', () => {
       ['a date that does not exist', { dates: [d(0), '2023-02-30'] }, 'dates[1]'],
       ['a date in another format', { dates: ['2030-1-01'] }, 'dates[0]'],
       ['dates that are not a list of strings', { dates: 'monday' }, 'dates'],
+      ['one date where a list is asked for', { dates: d(0) }, 'dates'],
       ...REFUSED_PRICES,
       ['an unknown field', { name: 'ok', foo: 'bar' }, 'foo'],
       ['a server-assigned eventId', { name: 'ok', eventId: UNKNOWN_EVENT }, 'eventId'],

@@ -167,6 +167,7 @@ describe('POST /special-events', () => {
       ['a date in another format', { dates: ['2030-1-01'] }, 'dates[0]'],
       ['a date that is not a string', { dates: [20300101] }, 'dates[0]'],
       ['dates that are not a list of strings', { dates: 'monday' }, 'dates'],
+      ['one date where a list is asked for', { dates: d(0) }, 'dates'],
       ...REFUSED_PRICES,
       ['an unknown field', { foo: 'bar' }, 'foo'],
       ['a server-assigned eventId', { eventId: '3be6453c-03eb-4357-ae5a-984a0e574a54' }, 'eventId'],
