@@ -2,7 +2,7 @@
 // (EVENT_COLUMNS), with each event's availability when the query asks for it.
 import { addDays } from '../common/dates.ts';
 import { invalidField } from '../common/errors.ts';
-import { type ListPage, offsetOf, type Page } from '../common/pagination.ts';
+import { offsetOf, type Page } from '../common/pagination.ts';
 import { type Queryable, statement } from '../db/sql.ts';
 import { DEFAULT_EVENT_RANGE_DAYS } from './events.rules.ts';
 import type { EventView } from './events.service.ts';
@@ -55,8 +55,6 @@ function resolveRange(today: string, { startDate, endDate }: RangeArgs): DateRan
   if (end < start) throw invalidField('endDate', `must not be before startDate (${start})`);
   return { startDate: start, endDate: end };
 }
-
-export type EventPage = ListPage<ListedEvent>;
 
 // How many events have a date in the range, each counted at its first date inside it (its previous date
 // lies before the range), from the counters the triggers keep: no walk over the range's rows.
@@ -152,7 +150,7 @@ async function countEvents(sql: Queryable, range: DateRange): Promise<number> {
 }
 
 /** A page of events, and their total when the reading asks for it (else null). */
-interface PageRead {
+export interface PageRead {
   items: ListedEvent[];
   total: number | null;
 }
@@ -200,8 +198,13 @@ const pagesOf = (shared: Map<string, unknown>) => {
 const rangeKey = (range: DateRange) => `${range.startDate}/${range.endDate}`;
 const WITH_TOTAL = '/total';
 
-/** One page of the range `args` ask for, read once per request (`shared`) however often it is asked for. */
-function readPage(
+/**
+ * One page of the events with a date in the range `args` ask for (startDate defaults to `today`, endDate to a
+ * week after startDate), read once per request (`shared`) however often it is asked for; with the range's
+ * total when `reading.total` (else null), and each event's availability when `reading.availability`, both
+ * read in the same statement.
+ */
+export function listEvents(
   sql: Queryable,
   shared: Map<string, unknown>,
   today: string,
@@ -215,38 +218,6 @@ function readPage(
   const loaded = pages.get(key) ?? readEventPage(sql, range, page, reading);
   pages.set(key, loaded);
   return loaded;
-}
-
-/**
- * One page of the events with a date in the range `args` ask for (startDate defaults to `today`, endDate to a
- * week after startDate), and their total. `availability`: each event also brings its availability, read in
- * the same statement.
- */
-export async function listEvents(
-  sql: Queryable,
-  shared: Map<string, unknown>,
-  today: string,
-  args: RangeArgs,
-  page: Page,
-  availability = false,
-): Promise<EventPage> {
-  const { items, total } = await readPage(sql, shared, today, args, page, { availability, total: true });
-  return { items, total: total ?? 0 };
-}
-
-/**
- * The events of that page alone. `reading.total`: read the total too, for a count of the same range asked
- * beside the list (countEventsInRange takes it from there).
- */
-export async function listEventItems(
-  sql: Queryable,
-  shared: Map<string, unknown>,
-  today: string,
-  args: RangeArgs,
-  page: Page,
-  reading: PageReading,
-): Promise<ListedEvent[]> {
-  return (await readPage(sql, shared, today, args, page, reading)).items;
 }
 
 /** How many events listEvents lists over all its pages for the range `args` ask for. */

@@ -4,7 +4,7 @@ import { builder } from '../graphql/builder.ts';
 import { operationSelects, selects } from '../graphql/look-ahead.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs, pageType } from '../graphql/pagination.ts';
-import { countEventsInRange, listEventItems, listEvents } from './event-list.ts';
+import { countEventsInRange, listEvents } from './event-list.ts';
 import {
   type EventChanges,
   eventChangesSchema,
@@ -103,12 +103,14 @@ builder.queryFields((t) => ({
     authScopes: { visitor: true },
     args: { ...rangeArgs, ...pageArgs },
     validate: listEventsArgsSchema,
-    resolve: (_root, args, { deps, shared }, info) =>
-      listEventItems(deps.db.sql, shared, deps.clock.today(), args, pageOf(args), {
-        availability: selects(info, AVAILABILITY),
-        // With specialEventsCount beside it, the page also reads the total that the count then answers.
-        total: operationSelects(info, 'specialEventsCount'),
-      }),
+    resolve: async (_root, args, { deps, shared }, info) =>
+      (
+        await listEvents(deps.db.sql, shared, deps.clock.today(), args, pageOf(args), {
+          availability: selects(info, AVAILABILITY),
+          // With specialEventsCount beside it, the page also reads the total that the count then answers.
+          total: operationSelects(info, 'specialEventsCount'),
+        })
+      ).items,
   }),
   specialEventsCount: t.int({
     description: 'How many events specialEvents lists over all its pages for the same range.',
@@ -124,15 +126,13 @@ builder.queryFields((t) => ({
     authScopes: { visitor: true },
     args: { ...rangeArgs, ...pageArgs },
     validate: listEventsArgsSchema,
-    resolve: (_root, args, { deps, shared }, info) =>
-      listEvents(
-        deps.db.sql,
-        shared,
-        deps.clock.today(),
-        args,
-        pageOf(args),
-        selects(info, ITEMS_AVAILABILITY),
-      ),
+    resolve: async (_root, args, { deps, shared }, info) => {
+      const { items, total } = await listEvents(deps.db.sql, shared, deps.clock.today(), args, pageOf(args), {
+        availability: selects(info, ITEMS_AVAILABILITY),
+        total: true,
+      });
+      return { items, total: total ?? 0 };
+    },
   }),
   specialEvent: t.field({
     type: SpecialEventType,
