@@ -25,6 +25,15 @@ describe('calendar dates', () => {
     ['0000-01-01', false],
     ['2023-01-01T00:00:00Z', false],
     ['', false],
+    ['2000-02-29', true],
+    ['2100-02-29', false],
+    ['2024-02-30', false],
+    ['9999-12-31', true],
+    ['2023-06-31', false],
+    ['2023-06-3a', false],
+    ['2023/06/30', false],
+    ['２０２３-01-01', false],
+    ['+2023-01-01', false],
   ])('%s exists: %s', (date, exists) => {
     expect(isCalendarDate(date)).toBe(exists);
   });
