@@ -13,6 +13,7 @@ import { clientKind, createErrorMask, describe } from './graphql/errors.ts';
 import { operationRunner, type RunOperation } from './graphql/operations.ts';
 import { createPreparedDocuments } from './graphql/prepared-documents.ts';
 import { createTokenCheck } from './graphql/query-limits.ts';
+import { PLAIN_STRING_SCALARS } from './graphql/scalars.ts';
 import { schema } from './graphql/schema.ts';
 import { graphiqlPages } from './http/graphiql.ts';
 import { graphqlEndpoint } from './http/graphql-endpoint.ts';
@@ -59,7 +60,10 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
   const mask = createErrorMask(deps.logger);
   const runOperation = operationRunner({
     schema,
-    documents: createPreparedDocuments(schema, { introspection: deps.config.introspection }),
+    documents: createPreparedDocuments(schema, {
+      introspection: deps.config.introspection,
+      plainScalars: PLAIN_STRING_SCALARS,
+    }),
     async contextOf(transport, type) {
       const authenticate = () => createRequestContext(requestDeps, transport.header, transport.address);
       const context = await (deps.db.replicas?.apart(authenticate) ?? authenticate());

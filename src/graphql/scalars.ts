@@ -18,6 +18,9 @@ export interface ScalarExtensions {
   jsonSchema: Record<string, unknown>;
 }
 
+/** The scalars below: strings that serialize as they are (src/graphql/prepared-documents.ts compiles on that). */
+export const PLAIN_STRING_SCALARS = new Set<string>();
+
 /**
  * A string scalar whose values must pass `accepts`; errors are BAD_USER_INPUT, as are zod's. `jsonSchema` says
  * the same for the OpenAPI document.
@@ -38,6 +41,7 @@ function stringScalar(
     }
     return value;
   };
+  PLAIN_STRING_SCALARS.add(name);
   builder.scalarType(name, {
     description,
     extensions: { jsonSchema: { type: 'string', ...jsonSchema } } satisfies ScalarExtensions,
