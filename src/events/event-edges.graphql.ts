@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGING_RULES } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
 import { MuseumDayType } from '../hours/hours.graphql.ts';
-import { loadGeneralRemaining } from '../tickets/ticket-loads.ts';
 import { TicketType } from '../tickets/tickets.graphql.ts';
 import type { EventDateAvailability, ListedEvent } from './event-list.ts';
 import { loadAvailability, loadEvent, loadEventsOn, loadSold } from './event-loads.ts';
@@ -78,11 +77,11 @@ builder.objectFields(MuseumDayType, (t) => ({
     resolve: (day, { limit }, { deps, shared }) =>
       loadEventsOn(deps.db.sql, shared, day.date, limit ?? DEFAULT_PAGE_SIZE),
   }),
-  remaining: t.int({
+  // Read with the list (src/hours/hours.graphql.ts, when selected): a resolver per day cost each day a
+  // resolver call, its info object and closures, and a promise.
+  remaining: t.exposeInt('remaining', {
     nullable: true,
     description: 'General admission tickets left this day under the daily capacity; null: unlimited.',
-    resolve: (day, _args, { deps, shared }) =>
-      loadGeneralRemaining(deps.db.sql, shared, day.date, deps.config.dailyCapacity),
   }),
 }));
 

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { pageOf, paginationSchema } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
+import { selects } from '../graphql/look-ahead.ts';
 import { pageArgs } from '../graphql/pagination.ts';
+import { loadGeneralRemaining } from '../tickets/ticket-loads.ts';
 import {
   type DayHoursInput,
   dayHoursSchema,
@@ -27,6 +29,8 @@ export const MuseumDayType = builder.objectRef<MuseumDay>('MuseumDay').implement
   }),
 });
 
+const REMAINING = ['remaining'];
+
 export const museumHoursArgsSchema = paginationSchema.extend({ startDate: z.iso.date().nullish() });
 
 builder.queryField('museumHours', (t) =>
@@ -44,8 +48,21 @@ builder.queryField('museumHours', (t) =>
       ...pageArgs,
     },
     validate: museumHoursArgsSchema,
-    resolve: (_root, args, { deps }) =>
-      listOpenDays(deps.db.sql, args.startDate ?? deps.clock.today(), pageOf(args)),
+    resolve: async (_root, args, { deps, shared }, info) => {
+      const days = await listOpenDays(deps.db.sql, args.startDate ?? deps.clock.today(), pageOf(args));
+      // MuseumDay.remaining, read with the days when the query selects it (one statement for the page).
+      const capacity = deps.config.dailyCapacity;
+      if (selects(info, REMAINING)) {
+        const remaining =
+          capacity === null
+            ? null
+            : await Promise.all(
+                days.map((day) => loadGeneralRemaining(deps.db.sql, shared, day.date, capacity)),
+              );
+        for (let i = 0; i < days.length; i++) days[i]!.remaining = remaining ? remaining[i] : null;
+      }
+      return days;
+    },
   }),
 );
 

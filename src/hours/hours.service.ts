@@ -15,6 +15,8 @@ export interface MuseumDay {
   date: string;
   timeOpen: string;
   timeClose: string;
+  /** General admission left (null: unlimited); read with the list when the query selects it. */
+  remaining?: number | null;
 }
 
 /** Hours are published this many days ahead of the start date; pages beyond that are empty. */

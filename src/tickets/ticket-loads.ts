@@ -104,14 +104,13 @@ const GENERAL_REMAINING = statement(
   { mayBeStale: true },
 );
 
-/** General admission tickets left on `date` under `dailyCapacity`; null when unlimited. */
+/** General admission tickets left on `date` under `dailyCapacity`. */
 export async function loadGeneralRemaining(
   sql: Queryable,
   shared: Map<string, unknown>,
   date: string,
-  dailyCapacity: number | null,
-): Promise<number | null> {
-  if (dailyCapacity === null) return null;
+  dailyCapacity: number,
+): Promise<number> {
   const remaining = await loadBatched(shared, 'tickets.generalRemaining', date, async (dates) => {
     const rows = await sql.query<{ date: string; remaining: number }>(GENERAL_REMAINING, [
       dates,
