@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAuthenticator, parseBasic, type StoredCredentials } from '../src/accounts/authenticator.ts';
 import { hashPassword, verifyPassword } from '../src/accounts/passwords.ts';
@@ -11,6 +12,7 @@ import {
 } from '../src/common/dates.ts';
 import { loadConfig } from '../src/config.ts';
 import { durationText, isoTime } from '../src/logger.ts';
+import { queryString } from '../src/rest/query-string.ts';
 
 describe('calendar dates', () => {
   it.each([
@@ -97,6 +99,67 @@ describe('the request log line', () => {
     for (const ms of [0, 0.04, 0.05, 0.3, 1, 1.25, 9.96, 12.3, 99.99, 100, 1234.56, 65_000.01])
       expect(durationText(ms)).toBe(String(Math.round(ms * 10) / 10));
     for (let tenths = 0; tenths < 3000; tenths++) expect(durationText(tenths / 10)).toBe(String(tenths / 10));
+  });
+});
+
+describe('query strings', () => {
+  // What URLSearchParams reads and writes, which the REST routes used before the plain fast path.
+  const asUrlSearchParams = (search: string, keep: string[], limit: number, page: number) => {
+    const kept = new URLSearchParams(
+      [...new URLSearchParams(search)].filter(([name]) => keep.includes(name)),
+    );
+    kept.set('page', String(page));
+    kept.set('limit', String(limit));
+    return kept.toString();
+  };
+  const keep = ['startDate', 'endDate', 'page', 'limit'];
+  const pieces = [
+    'startDate',
+    'endDate',
+    'page',
+    'limit',
+    'other',
+    '=',
+    '&',
+    '&&',
+    '2026-01-01',
+    '3',
+    '',
+    '+',
+    '%20',
+    '%3D',
+    'é',
+    '*',
+    '~',
+    "'",
+  ];
+
+  it('gives the values and the paging links URLSearchParams gives, plain or not', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...pieces), { maxLength: 12 }).map((parts) => parts.join('')),
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 1, max: 99 }),
+        (search, limit, page) => {
+          const query = queryString(search);
+          for (const name of [...keep, 'other', ''])
+            expect(query.values(name)).toEqual(new URLSearchParams(search).getAll(name));
+          expect(query.linkQuery(keep, limit)(page)).toBe(asUrlSearchParams(search, keep, limit, page));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it.each([
+    ['limit=10', 'limit=10&page=2'],
+    ['page=3&limit=5&other=x', 'page=2&limit=10'],
+    ['limit=5&startDate=2026-01-01&page=3', 'limit=10&startDate=2026-01-01&page=2'],
+    ['startDate', 'startDate=&page=2&limit=10'],
+    ['startDate=a+b', 'startDate=a+b&page=2&limit=10'],
+    ['startDate=%7E', 'startDate=%7E&page=2&limit=10'],
+  ])('%s links to page 2 as %s', (search, expected) => {
+    expect(queryString(search).linkQuery(keep, 10)(2)).toBe(expected);
   });
 });
 

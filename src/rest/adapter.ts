@@ -7,6 +7,7 @@ import type { Logger } from '../logger.ts';
 import { routeAnswer } from './answer.ts';
 import { BODY_VARIABLE, type CompiledRoute, compileRoutes, routeMatcher } from './compiled-routes.ts';
 import { problemAnswer as problem } from './problem.ts';
+import { type QueryString, queryString } from './query-string.ts';
 import type { Route } from './routes.ts';
 
 /** A request the adapter refuses before any operation runs: its problem's kind, detail and field issues. */
@@ -20,12 +21,10 @@ class RequestProblem extends Error {
   }
 }
 
-function queryVariables(search: string, declared: CompiledRoute['queryTypes']): Record<string, unknown> {
+function queryVariables(query: QueryString, declared: CompiledRoute['queryTypes']): Record<string, unknown> {
   const variables: Record<string, unknown> = {};
-  if (search === '') return variables;
-  const query = new URLSearchParams(search);
   for (const name in declared) {
-    const values = query.getAll(name);
+    const values = query.values(name);
     if (values.length === 0) continue;
     if (values.length > 1)
       throw new RequestProblem('validation', `${name} is given more than once`, [
@@ -93,10 +92,8 @@ export function createRestHandler(
     params: Record<string, string>,
     method: string,
   ) {
-    const variables: Record<string, unknown> = {
-      ...params,
-      ...queryVariables(request.search, route.queryTypes),
-    };
+    const query = queryString(request.search);
+    const variables: Record<string, unknown> = { ...params, ...queryVariables(query, route.queryTypes) };
     for (const name in route.headers) {
       const value = request.header(route.headers[name]!);
       if (value !== null) variables[name] = value;
@@ -114,7 +111,7 @@ export function createRestHandler(
     const result = await runOperation(request, operation, { method, trusted: true });
     if (Symbol.asyncIterator in result) throw new Error(`Route ${route.operationId} is a subscription`);
     if (result.errors?.length) return problemFromErrors(result.errors, logger);
-    return routeAnswer(request, route, variables, result, method);
+    return routeAnswer(request, query, route, variables, result, method);
   }
 
   return async (request) => {

@@ -4,18 +4,23 @@ import { entityTag, noneMatch } from '../http/conditional.ts';
 import type { HttpAnswer, HttpRequest } from '../http/request.ts';
 import type { CompiledRoute } from './compiled-routes.ts';
 import { problemAnswer } from './problem.ts';
+import type { QueryString } from './query-string.ts';
 import type { Route } from './routes.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** A route's success answer: the root field's value as JSON (or rendered), with its status and headers. */
-export async function routeAnswer(
+/**
+ * A route's success answer: the root field's value as JSON (or rendered), with its status and headers. Only
+ * a rendered answer (a QR code image) waits; a JSON one is returned as it is, without a promise's hops.
+ */
+export function routeAnswer(
   request: HttpRequest,
+  query: QueryString,
   route: CompiledRoute,
   variables: Record<string, unknown>,
   result: ExecutionResult,
   method: string,
-): Promise<HttpAnswer> {
+): HttpAnswer | Promise<HttpAnswer> {
   let value = (result.data as Record<string, unknown>)[route.rootField];
   if (value === null || value === undefined) return problemAnswer('notFound', route.notFound ?? 'Not found');
   const cacheControl = route.cacheControl ?? (method === 'GET' ? 'private, no-cache' : 'no-store');
@@ -35,11 +40,12 @@ export async function routeAnswer(
       body: null,
     };
   };
-  if (route.produces) {
-    const content = await route.produces.render(value as Record<string, unknown>);
-    const headers = { 'Content-Type': route.produces.contentType, 'Cache-Control': cacheControl };
-    return validated({ status: route.status, headers, body: content }, () => entityTag(content));
-  }
+  const { produces } = route;
+  if (produces)
+    return produces.render(value as Record<string, unknown>).then((content) => {
+      const headers = { 'Content-Type': produces.contentType, 'Cache-Control': cacheControl };
+      return validated({ status: route.status, headers, body: content }, () => entityTag(content));
+    });
   let versionTag: string | undefined;
   if (route.etag) {
     const { [route.etag]: version, ...fields } = value as Record<string, unknown>;
@@ -53,7 +59,10 @@ export async function routeAnswer(
     const page = route.paged === 'items' ? (value as { items: unknown[]; total: number }) : null;
     items = page ? page.items : value;
     const total = page ? page.total : (result.data as Record<string, unknown>).total;
-    Object.assign(headers, pagingHeaders(route, request, variables, items as unknown[], total));
+    Object.assign(
+      headers,
+      pagingHeaders(route, request.pathname, query, variables, items as unknown[], total),
+    );
   }
   const body = JSON.stringify(withoutNulls(items));
   // A list's total is part of what it says (X-Total-Count, Link): it goes into the tag too.
@@ -67,20 +76,16 @@ export async function routeAnswer(
  */
 function pagingHeaders(
   route: Route,
-  request: HttpRequest,
+  pathname: string,
+  query: QueryString,
   variables: Record<string, unknown>,
   items: unknown[],
   total: unknown,
 ) {
   const { page, limit } = pageOf(variables as { page?: number; limit?: number });
   // Only the route's own parameters are carried over: a link never repeats whatever else the URL held.
-  const kept = [...new URLSearchParams(request.search)].filter(([name]) => route.query?.includes(name));
-  const query = new URLSearchParams(kept);
-  const link = (rel: string, target: number) => {
-    query.set('page', String(target));
-    query.set('limit', String(limit));
-    return `<${request.pathname}?${query}>; rel="${rel}"`;
-  };
+  const linkQuery = query.linkQuery(route.query ?? [], limit);
+  const link = (rel: string, target: number) => `<${pathname}?${linkQuery(target)}>; rel="${rel}"`;
   const count = typeof total === 'number' ? total : null;
   // With a count, the last page that has items (1 when there are none); without, pages go on while full.
   const lastPage = count !== null ? Math.max(1, Math.ceil(count / limit)) : null;
