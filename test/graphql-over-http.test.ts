@@ -285,6 +285,30 @@ describe('compiled queries', () => {
     return parts.length > 0 ? parts.join(' ') : null;
   }
 
+  // Compiled queries see Date, UUID, … as String (src/graphql/prepared-documents.ts); introspection must not.
+  it('answer introspection with the schema as it is, compiled too', async () => {
+    const query = fresh(
+      '{ __type(name: "MuseumDay") { fields { name type { kind name ofType { name } } } } }',
+    );
+    const answers: {
+      data: { __type: { fields: { name: string; type: { ofType: { name: string } } }[] } };
+    }[] = [];
+    for (let run = 0; run < 3; run++) {
+      const response = await museum.app.fetch('http://museum.test/graphql', {
+        method: 'POST',
+        headers: { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      answers.push(await response.json());
+    }
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+    const typeOf = (name: string) =>
+      answers[2]!.data.__type.fields.find((field) => field.name === name)?.type;
+    expect(typeOf('date')?.ofType.name).toBe('Date');
+    expect(typeOf('timeOpen')?.ofType.name).toBe('LocalTime');
+  });
+
   // graphql-jit copies the built-in scalars and enums as resolvers return them (src/graphql/prepared-documents.ts):
   // every leaf of the graph must already be what graphql-js's serialization would make of it.
   it('answer every field of the graph as graphql-js does (leaves unserialized, resolvers return them exact)', async () => {

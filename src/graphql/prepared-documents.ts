@@ -34,7 +34,8 @@ const COMPILER_OPTIONS = { disableLeafSerialization: true };
  * (string scalars whose serialization is the identity: Date, UUID, …), which answer String there. graphql-jit
  * copies a String as it is (COMPILER_OPTIONS), where it serialized each such leaf through three calls and
  * two arrays made for an error it could not raise (6 of the 59 KB GET /museum-hours allocated). Arguments
- * and variables keep their scalars: their values are still checked; documents are validated against `schema`.
+ * and variables keep their scalars: their values are still checked; documents are validated against `schema`,
+ * and one that reads the schema itself (introspection) is compiled against it.
  */
 export function compilationSchema(schema: GraphQLSchema, plainScalars: ReadonlySet<string>): GraphQLSchema {
   const plain = (type: GraphQLOutputType): GraphQLOutputType => {
@@ -62,6 +63,8 @@ export interface PreparedDocument {
   compiled: Map<string, CompiledQuery | null>;
   /** Whether it asks for incremental delivery (@defer or @stream somewhere). */
   incremental: boolean;
+  /** Whether it reads the schema (`__schema`, `__type`): compiled, it must see the scalars as they are. */
+  introspects: boolean;
   /** When it was last asked for (a count of preparations): the least recently used goes first. */
   used: number;
 }
@@ -78,12 +81,17 @@ export interface PreparedDocuments {
 }
 
 const INCREMENTAL_DIRECTIVES = new Set(['defer', 'stream']);
+const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
 
-function asksForIncrementalDelivery(document: DocumentNode): boolean {
-  let found = false;
+/** What a document asks for beyond plain execution: incremental delivery, the schema itself. */
+function asksFor(document: DocumentNode): { incremental: boolean; introspects: boolean } {
+  const found = { incremental: false, introspects: false };
   visit(document, {
     Directive(node) {
-      if (INCREMENTAL_DIRECTIVES.has(node.name.value)) found = true;
+      if (INCREMENTAL_DIRECTIVES.has(node.name.value)) found.incremental = true;
+    },
+    Field(node) {
+      if (INTROSPECTION_FIELDS.has(node.name.value)) found.introspects = true;
     },
   });
   return found;
@@ -145,7 +153,7 @@ export function createPreparedDocuments(
         errors: validated(document),
         runs: new Map(),
         compiled: new Map(),
-        incremental: asksForIncrementalDelivery(document),
+        ...asksFor(document),
         used: ++clock,
       };
       // Invalid documents are not kept: they are answered once, not served again and again.
@@ -164,7 +172,12 @@ export function createPreparedDocuments(
       if (runs < 2) return null;
       const compiled =
         operation.operation === 'query'
-          ? compileQuery(compiledAgainst, entry.document, name || undefined, COMPILER_OPTIONS)
+          ? compileQuery(
+              entry.introspects ? schema : compiledAgainst,
+              entry.document,
+              name || undefined,
+              COMPILER_OPTIONS,
+            )
           : null;
       query = compiled && isCompiledQuery(compiled) ? compiled : null;
       entry.compiled.set(name, query);
