@@ -40,8 +40,14 @@ export function queryString(search: string): QueryString {
       for (const part of parts) {
         const name = part === '' ? '' : nameOf(part);
         if (!keep.includes(name)) continue;
-        if (name === 'page') pageAt = pairs.length;
-        else if (name === 'limit') limitAt = pairs.length;
+        // `set` leaves page and limit in the first one's place and drops the others.
+        if (name === 'page') {
+          if (pageAt !== -1) continue;
+          pageAt = pairs.length;
+        } else if (name === 'limit') {
+          if (limitAt !== -1) continue;
+          limitAt = pairs.length;
+        }
         pairs.push(part.includes('=') ? part : `${part}=`);
       }
       if (pageAt === -1) pageAt = pairs.push('') - 1;
