@@ -3,7 +3,7 @@ import { pageOf, paginationSchema } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
 import { selects } from '../graphql/look-ahead.ts';
 import { pageArgs } from '../graphql/pagination.ts';
-import { loadGeneralRemaining } from '../tickets/ticket-loads.ts';
+import { generalRemaining } from '../tickets/ticket-loads.ts';
 import {
   type DayHoursInput,
   dayHoursSchema,
@@ -48,18 +48,20 @@ builder.queryField('museumHours', (t) =>
       ...pageArgs,
     },
     validate: museumHoursArgsSchema,
-    resolve: async (_root, args, { deps, shared }, info) => {
+    resolve: async (_root, args, { deps }, info) => {
       const days = await listOpenDays(deps.db.sql, args.startDate ?? deps.clock.today(), pageOf(args));
       // MuseumDay.remaining, read with the days when the query selects it (one statement for the page).
-      const capacity = deps.config.dailyCapacity;
       if (selects(info, REMAINING)) {
-        const remaining =
-          capacity === null
+        const capacity = deps.config.dailyCapacity;
+        const left =
+          capacity === null || days.length === 0
             ? null
-            : await Promise.all(
-                days.map((day) => loadGeneralRemaining(deps.db.sql, shared, day.date, capacity)),
+            : await generalRemaining(
+                deps.db.sql,
+                days.map((day) => day.date),
+                capacity,
               );
-        for (let i = 0; i < days.length; i++) days[i]!.remaining = remaining ? remaining[i] : null;
+        for (const day of days) day.remaining = left ? (left.get(day.date) ?? capacity) : null;
       }
       return days;
     },

@@ -104,19 +104,18 @@ const GENERAL_REMAINING = statement(
   { mayBeStale: true },
 );
 
-/** General admission tickets left on `date` under `dailyCapacity`. */
-export async function loadGeneralRemaining(
+/**
+ * General admission tickets left on each of `dates` under `dailyCapacity`, in one statement: a page of
+ * days reads them together with its days (src/hours/hours.graphql.ts), not one day at a time.
+ */
+export async function generalRemaining(
   sql: Queryable,
-  shared: Map<string, unknown>,
-  date: string,
+  dates: string[],
   dailyCapacity: number,
-): Promise<number> {
-  const remaining = await loadBatched(shared, 'tickets.generalRemaining', date, async (dates) => {
-    const rows = await sql.query<{ date: string; remaining: number }>(GENERAL_REMAINING, [
-      dates,
-      dailyCapacity,
-    ]);
-    return new Map(rows.map((row) => [row.date, row.remaining]));
-  });
-  return remaining ?? dailyCapacity;
+): Promise<Map<string, number>> {
+  const rows = await sql.query<{ date: string; remaining: number }>(GENERAL_REMAINING, [
+    dates,
+    dailyCapacity,
+  ]);
+  return new Map(rows.map((row) => [row.date, row.remaining]));
 }
