@@ -64,13 +64,16 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
       introspection: deps.config.introspection,
       plainScalars: PLAIN_STRING_SCALARS,
     }),
-    async contextOf(transport, type) {
+    contextOf(transport, type) {
       const authenticate = () => createRequestContext(requestDeps, transport.header, transport.address);
-      const context = await (deps.db.replicas?.apart(authenticate) ?? authenticate());
-      context.transport = transport;
-      transport.observation.account = context.principal?.name;
-      deps.db.replicas?.enter(context.principal?.name, type !== 'query');
-      return context;
+      const entered = (context: RequestContext) => {
+        context.transport = transport;
+        transport.observation.account = context.principal?.name;
+        deps.db.replicas?.enter(context.principal?.name, type !== 'query');
+        return context;
+      };
+      const made = deps.db.replicas ? deps.db.replicas.apart(authenticate) : authenticate();
+      return made instanceof Promise ? made.then(entered) : entered(made);
     },
     mask,
     tokenCheck: createTokenCheck(),

@@ -52,20 +52,29 @@ export interface RequestContext {
 
 /**
  * `header` reads a request header by its lower-case name; `address` is the client's, as
- * src/http/client-address.ts determines it (failed logins count against it).
+ * src/http/client-address.ts determines it (failed logins count against it). A credential the authenticator
+ * has cached gives the context at once; any other, once it is checked.
  */
-export async function createRequestContext(
+export function createRequestContext(
   deps: AppDeps,
   header: (name: string) => string | null,
   address = 'unknown',
-): Promise<RequestContext> {
-  const auth = await deps.authenticator.authenticate(header('authorization'), address);
-  return {
-    deps,
-    auth,
-    principal: auth.status === 'authenticated' ? auth.principal : null,
-    idempotencyKey: header('idempotency-key'),
-    challenge: !isPageScript(header),
-    shared: new Map(),
-  };
+): RequestContext | Promise<RequestContext> {
+  const auth = deps.authenticator.authenticate(header('authorization'), address);
+  return auth instanceof Promise
+    ? auth.then((checked) => contextOf(deps, header, checked))
+    : contextOf(deps, header, auth);
 }
+
+const contextOf = (
+  deps: AppDeps,
+  header: (name: string) => string | null,
+  auth: Authentication,
+): RequestContext => ({
+  deps,
+  auth,
+  principal: auth.status === 'authenticated' ? auth.principal : null,
+  idempotencyKey: header('idempotency-key'),
+  challenge: !isPageScript(header),
+  shared: new Map(),
+});

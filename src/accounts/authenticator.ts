@@ -61,6 +61,8 @@ interface CacheEntry {
   proof?: { passwordHash: string; keptUntil: number };
   /** A renewal started before `expiresAt` is under way. */
   renewing?: boolean;
+  /** The answer once the password matched, handed out as it is: a cached credential waits for nothing. */
+  answer?: Authentication;
 }
 
 const isVerified = (outcome: Outcome): outcome is Verified => outcome !== null && 'principal' in outcome;
@@ -90,6 +92,9 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   // Keyed by a digest of the decoded credentials (never the password in clear), so every spelling of
   // one Basic header (`basic`, extra spaces) finds the same entry.
   const cache = new Map<string, CacheEntry>();
+  // The key of a header already seen, by a digest of the header as sent: a client repeats its header, and
+  // a repeat finds its entry without decoding it again. Bounded like the cache; cleared when full.
+  const keysOfHeaders = new Map<string, string>();
   const gate = createCheckGate(
     options.maxConcurrentChecks ?? 4,
     options.maxPendingChecksPerAddress ?? LOGIN_POLICIES['login-checks'].quota,
@@ -147,9 +152,10 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     result.then(
       (outcome) => {
         if (cache.get(key) !== entry) return;
-        if (isVerified(outcome))
+        if (isVerified(outcome)) {
           entry.proof = { passwordHash: outcome.passwordHash, keptUntil: now() + proofIdle };
-        else cache.delete(key);
+          entry.answer = { status: 'authenticated', principal: outcome.principal };
+        } else cache.delete(key);
       },
       () => cache.get(key) === entry && cache.delete(key),
     );
@@ -176,16 +182,30 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   /**
    * `address` is the client's (src/http/client-address.ts); logins are counted against it and the account
    * name: a first check, and a renewal once per TTL (a successful one gives its count back). A credential
-   * answered from the cache costs nothing.
+   * answered from the cache costs nothing and is answered at once, without a promise to wait for.
    */
-  async function authenticate(header: string | null, address = 'unknown'): Promise<Authentication> {
+  function authenticate(
+    header: string | null,
+    address = 'unknown',
+  ): Authentication | Promise<Authentication> {
     if (header === null) return { status: 'anonymous' };
+    const headerDigest = hash('sha256', header, 'base64');
+    const seenKey = keysOfHeaders.get(headerDigest);
+    if (seenKey !== undefined) {
+      const seen = cache.get(seenKey);
+      // Trusted and not yet due for renewal (which needs the password): answered without decoding.
+      if (seen?.answer && now() < seen.expiresAt - ttl / 2) return seen.answer;
+    }
     const credentials = parseBasic(header);
     if (!credentials)
       return { status: 'rejected', reason: 'The Authorization header is not valid HTTP Basic' };
     const { name, password } = credentials;
 
     const key = hash('sha256', `${name}:${password}`, 'base64');
+    if (seenKey === undefined) {
+      if (keysOfHeaders.size >= maxEntries) keysOfHeaders.clear();
+      keysOfHeaders.set(headerDigest, key);
+    }
     const at = now();
     let entry = cache.get(key);
     if (entry && entry.expiresAt > at) {
@@ -195,11 +215,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       const proof = entry?.proof && entry.proof.keptUntil > at ? entry.proof : undefined;
       entry = remember(key, name, at, check(name, password, address, proof?.passwordHash));
     }
-    const outcome = await entry.result;
-    if (isVerified(outcome)) return { status: 'authenticated', principal: outcome.principal };
-    if (outcome !== null)
-      return { status: 'throttled', retryAfter: outcome.throttled, policy: outcome.policy };
-    return { status: 'rejected', reason: 'Unknown account name or wrong password' };
+    return entry.answer ?? entry.result.then(authenticationOf);
   }
 
   function evictExpired(at: number) {
@@ -215,6 +231,12 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   }
 
   return { authenticate, forget };
+}
+
+function authenticationOf(outcome: Outcome): Authentication {
+  if (isVerified(outcome)) return { status: 'authenticated', principal: outcome.principal };
+  if (outcome !== null) return { status: 'throttled', retryAfter: outcome.throttled, policy: outcome.policy };
+  return { status: 'rejected', reason: 'Unknown account name or wrong password' };
 }
 
 const principalOf = ({ id, name, role }: StoredCredentials): Principal => ({ id, name, role });

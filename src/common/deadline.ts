@@ -30,10 +30,6 @@ function deadlineSweeper(ms: number) {
     entry.next.previous = entry.previous;
     entry.previous = entry.next = null;
     entry.resolve = null;
-    if (head.next === head) {
-      clearInterval(timer);
-      timer = undefined;
-    }
   };
   const sweep = () => {
     const now = performance.now();
@@ -43,10 +39,16 @@ function deadlineSweeper(ms: number) {
       unlink(entry);
       resolve(null);
     }
+    // Stopped by a sweep that finds nothing in flight, not by the last entry's end: under load the list
+    // empties and fills again between operations, and a timer set and cleared each time cost more.
+    if (head.next === head) {
+      clearInterval(timer);
+      timer = undefined;
+    }
   };
   return {
     add(entry: Waiting) {
-      if (head.next === head) {
+      if (timer === undefined) {
         timer = setInterval(sweep, every);
         timer.unref();
       }
@@ -61,8 +63,12 @@ function deadlineSweeper(ms: number) {
 
 const sweepers = new Map<number, ReturnType<typeof deadlineSweeper>>();
 
-/** The work's result, or null when it is still running after `ms` (the work itself goes on, unseen). */
-export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | null> {
+/**
+ * The work's result, or null when it is still running after `ms` (the work itself goes on, unseen). A result
+ * already there is returned as it is.
+ */
+export function withDeadline<T>(work: T | Promise<T>, ms: number): T | Promise<T | null> {
+  if (!(work instanceof Promise)) return work;
   const deadlines = sweepers.get(ms) ?? deadlineSweeper(ms);
   sweepers.set(ms, deadlines);
   return new Promise<T | null>((resolve, reject) => {

@@ -52,7 +52,10 @@ export interface OperationRunnerOptions {
   documents: PreparedDocuments;
   /** The request's context: its credentials checked (src/context.ts). */
   /** `type`: the operation's, so that a mutation's reads can all go to the primary (src/db/replicas.ts). */
-  contextOf(request: HttpRequest, type: OperationDefinitionNode['operation']): Promise<RequestContext>;
+  contextOf(
+    request: HttpRequest,
+    type: OperationDefinitionNode['operation'],
+  ): RequestContext | Promise<RequestContext>;
   /** The error mask (src/graphql/errors.ts): what a client may see of an error. */
   mask: (error: unknown) => Error;
   /** Refuses a document over the token limit before it is parsed (src/graphql/query-limits.ts). */
@@ -155,25 +158,28 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
    * Runs `work` (the operation's execution: compiled, graphql-js, or incremental) within the deadline, in the
    * operation's tracing span, counted in the metrics. Its database work finishes or fails on its own, unseen.
    */
-  async function run<T extends OperationResult>(
+  function run<T extends OperationResult>(
     operation: OperationDefinitionNode,
     work: () => T | Promise<T>,
   ): Promise<T | ExecutionResult> {
     const type = operation.operation;
     const name = operation.name?.value;
     const started = performance.now();
-    const once = async () => (await withDeadline(Promise.resolve(work()), options.timeoutMs)) ?? timedOut();
-    const result = await (tracing.enabled
+    const within = () => withDeadline(work(), options.timeoutMs);
+    const finished = tracing.enabled
       ? // The operation's span, the parent of its SQL statements' spans: named like `query getSpecialEvent`.
         inSpan(
           name ? `${type} ${name}` : type,
           SpanKind.INTERNAL,
           { 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) },
-          once,
+          async () => within(),
         )
-      : once());
-    options.record?.(name, type, (performance.now() - started) / 1000);
-    return result;
+      : within();
+    const counted = (result: T | null) => {
+      options.record?.(name, type, (performance.now() - started) / 1000);
+      return result ?? timedOut();
+    };
+    return finished instanceof Promise ? finished.then(counted) : Promise.resolve(counted(finished));
   }
 
   const masked = (result: ExecutionResult): ExecutionResult =>
@@ -206,7 +212,8 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
           Allow: 'POST',
         });
       if (prepared.errors.length > 0) return { errors: prepared.errors };
-      context = await options.contextOf(transport, operation.operation);
+      const made = options.contextOf(transport, operation.operation);
+      context = made instanceof Promise ? await made : made;
       const refused =
         gateRefusal(schema, operation, context) ??
         (options.trustedDocumentsOnly &&
