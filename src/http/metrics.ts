@@ -196,10 +196,12 @@ export function createMetrics(
     return name;
   };
 
+  const operationKeys = new SeriesKeys();
+  const requestKeys = new SeriesKeys();
   const recordOperation = (name: string | undefined, type: string, seconds: number) => {
     const operationName = labelOf(name);
     operations.record(
-      `${operationName} ${type}`,
+      operationKeys.of(operationName, type, ''),
       () => ({ operation_name: operationName, operation_type: type }),
       seconds,
     );
@@ -210,7 +212,7 @@ export function createMetrics(
     // The label sets are bounded: routes are templates, methods node's, statuses and operation names capped.
     request(method, route, status, seconds) {
       requests.record(
-        `${method} ${route} ${status}`,
+        requestKeys.of(route, method, status),
         () => ({ method, route, status: String(status) }),
         seconds,
       );
@@ -218,4 +220,32 @@ export function createMetrics(
     operation: recordOperation,
     checkIn: (outcome) => checkIns.inc({ outcome }),
   };
+}
+
+/**
+ * The key of a series, the same string each time for the same labels: a key built anew for every request
+ * was hashed anew by the Map it looks up. The labels are bounded (route templates, node's methods, statuses,
+ * capped operation names), and so are the keys.
+ */
+class SeriesKeys {
+  private readonly keys = new Map<string, Map<string, Map<string | number, string>>>();
+
+  of(first: string, second: string, third: string | number): string {
+    let seconds = this.keys.get(first);
+    if (!seconds) {
+      seconds = new Map();
+      this.keys.set(first, seconds);
+    }
+    let thirds = seconds.get(second);
+    if (!thirds) {
+      thirds = new Map();
+      seconds.set(second, thirds);
+    }
+    let key = thirds.get(third);
+    if (key === undefined) {
+      key = `${first} ${second} ${third}`;
+      thirds.set(third, key);
+    }
+    return key;
+  }
 }

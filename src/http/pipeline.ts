@@ -54,7 +54,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     );
     if (corsPreflight) return { ...corsPreflight, body: null };
     if (pathname === options.graphqlPath) {
-      observation.route = pathname;
+      observation.route = options.graphqlPath;
       return options.graphql(request);
     }
     const found = options.pages(pathname);
