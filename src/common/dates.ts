@@ -83,6 +83,43 @@ export function addDays(date: string, days: number): string {
   return fromEpochDay(Math.min(LAST_EPOCH_DAY, Math.max(FIRST_EPOCH_DAY, toEpochDay(date) + days)));
 }
 
+const TWO_DIGITS = Array.from({ length: 32 }, (_, n) => String(n).padStart(2, '0'));
+const daysInMonth = (year: number, month: number) =>
+  month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
+
+/**
+ * A walk over consecutive days from a 'YYYY-MM-DD' date: `next` steps one day on, `date` writes the current
+ * one. A step is a day's increment rather than a conversion both ways (the hours' walk takes a step per day
+ * and writes only the open ones). The walker must not pass LAST_DATE: its caller bounds the walk.
+ */
+export class CalendarWalk {
+  #year: number;
+  #month: number;
+  #day: number;
+  #yearMonth: string;
+
+  constructor(date: string) {
+    this.#year = Number(date.slice(0, 4));
+    this.#month = Number(date.slice(5, 7));
+    this.#day = Number(date.slice(8, 10));
+    this.#yearMonth = date.slice(0, 8);
+  }
+
+  get date(): string {
+    return this.#yearMonth + TWO_DIGITS[this.#day];
+  }
+
+  next(): void {
+    if (++this.#day <= daysInMonth(this.#year, this.#month)) return;
+    this.#day = 1;
+    if (++this.#month > 12) {
+      this.#month = 1;
+      this.#year++;
+    }
+    this.#yearMonth = `${String(this.#year).padStart(4, '0')}-${TWO_DIGITS[this.#month]}-`;
+  }
+}
+
 /** Whole days from `from` to `to` (negative when `to` is earlier). */
 export function daysBetween(from: string, to: string): number {
   return toEpochDay(to) - toEpochDay(from);

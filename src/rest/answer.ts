@@ -104,12 +104,29 @@ function pagingHeaders(
  * of unlimited capacity no capacity. Clients of the reference document never see a field they don't know.
  */
 function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
+  return holdsNull(value) ? copiedWithoutNulls(value) : value;
+}
+
+/** Whether a null is anywhere in the value: most answers hold none, and are then sent as they are. */
+function holdsNull(value: unknown): boolean {
+  if (value === null) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsNull(item)) return true;
+    return false;
+  }
+  if (typeof value === 'object') {
+    for (const key in value) if (holdsNull((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
+function copiedWithoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copiedWithoutNulls);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const key in value) {
       const item = (value as Record<string, unknown>)[key];
-      if (item !== null) out[key] = withoutNulls(item);
+      if (item !== null) out[key] = copiedWithoutNulls(item);
     }
     return out;
   }
