@@ -251,6 +251,12 @@ describe('HTTP Basic credentials', () => {
     expect(lookups).toBe(1);
     await authenticator.authenticate(right);
     expect(lookups).toBe(1);
+    // A cached credential is answered at once, whichever way its header is spelled.
+    expect(authenticator.authenticate(right)).toMatchObject({ status: 'authenticated' });
+    const spelledOtherwise = `basic   ${Buffer.from('ana:right').toString('base64')}`;
+    expect(authenticator.authenticate(spelledOtherwise)).toMatchObject({ status: 'authenticated' });
+    expect(authenticator.authenticate(spelledOtherwise)).toMatchObject({ status: 'authenticated' });
+    expect(lookups).toBe(1);
     expect((await authenticator.authenticate(wrong)).status).toBe('rejected');
     expect((await authenticator.authenticate(wrong)).status).toBe('rejected');
     expect(lookups).toBe(3);
