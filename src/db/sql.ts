@@ -232,22 +232,14 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error, op
         const answer = await onReplica<T>(replica, statement, values);
         if (answer) return answer.rows;
       } else if (statement.mayBeStale) replicas?.counted('primary');
-      let client: PoolClient;
+      const client = await connect();
+      // Released after `run` has returned, not inside it: releasing in the statement's own continuation (two
+      // promises fewer) made the event list promote ~50 MB/s to the old generation after a phase of
+      // GET /museum-hours (19 full collections in 10 s instead of none, p99 ×2; node --trace-gc, 1M events).
       try {
-        client = await pool.connect();
-      } catch (error) {
-        throw toDriverError(error as Error);
-      }
-      // As `run` does, written out: the one statement of most requests, without two more promises.
-      try {
-        const result = await client.query(configOf(statement, values));
-        client.release();
-        return result.rows as T[];
-      } catch (error) {
-        // An error the server answered (it has a severity) leaves the connection as good as before.
-        const answered = Boolean((error as { severity?: string }).severity);
-        client.release(answered ? undefined : new Error('connection broken'));
-        throw toDriverError(error as Error);
+        return await run(client, statement, values);
+      } finally {
+        client.release(brokenConnections.has(client) ? new Error('connection broken') : undefined);
       }
     },
     async transaction(work) {
