@@ -4,9 +4,11 @@ import { defineConfig } from '@mikro-orm/postgresql';
 import { CompiledQuery } from 'kysely';
 import { Account } from './src/accounts/account.entity.ts';
 import { LoginThrottle } from './src/accounts/login-throttle.entity.ts';
-import { EventDate, EventDateCount, SpecialEvent } from './src/events/event.entity.ts';
+import { EventDate, EventDateCount, EventPrice, SpecialEvent } from './src/events/event.entity.ts';
+import { DayEntrySlots, EntrySlots } from './src/hours/entry-slots.entity.ts';
 import { DayHours, WeeklyHours } from './src/hours/hours.entity.ts';
 import { Order } from './src/orders/order.entity.ts';
+import { PriceCategory } from './src/prices/price-category.entity.ts';
 import { IdempotencyRecord } from './src/tickets/idempotency.entity.ts';
 import { Ticket } from './src/tickets/ticket.entity.ts';
 import { TicketSales } from './src/tickets/ticket-sales.entity.ts';
@@ -36,8 +38,12 @@ export function ormConfig(connection: Connection) {
       Account,
       WeeklyHours,
       DayHours,
+      EntrySlots,
+      DayEntrySlots,
+      PriceCategory,
       SpecialEvent,
       EventDate,
+      EventPrice,
       // Only so that the schema diff knows the counter table; no code reads it through the ORM.
       EventDateCount,
       Order,

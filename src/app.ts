@@ -3,7 +3,7 @@ import { YogaServer, type YogaServerInstance } from 'graphql-yoga';
 import { findCredentials } from './accounts/accounts.service.ts';
 import { createAuthenticator } from './accounts/authenticator.ts';
 import { createLoginThrottler } from './accounts/throttling.ts';
-import { museumClock } from './common/dates.ts';
+import { type Clock, museumClock } from './common/dates.ts';
 import type { Config } from './config.ts';
 import { type AppDeps, createRequestContext, type RequestContext } from './context.ts';
 import { openDatabase } from './db/database.ts';
@@ -206,10 +206,16 @@ export interface Museum {
  */
 export async function openMuseum(
   config: Config,
-  options: { logger?: Logger; isDraining?: () => boolean; announce?: (line: string) => void } = {},
+  options: {
+    logger?: Logger;
+    isDraining?: () => boolean;
+    announce?: (line: string) => void;
+    /** What "today" and "now" are (tests move it); default: the museum's time zone's. */
+    clock?: Clock;
+  } = {},
 ): Promise<Museum> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const clock = museumClock(config.timeZone);
+  const clock = options.clock ?? museumClock(config.timeZone);
   const db = await openDatabase(config.database);
   try {
     await prepareDatabase(db, config, logger, options.announce);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isTwoDecimalCurrency } from './common/money.ts';
 import { loadTrustedDocuments, type TrustedDocuments } from './graphql/trusted-documents.ts';
 import { NO_PROXY, parseTrustedProxies, type TrustedProxies } from './http/client-address.ts';
 import { DEFAULT_RETRY_SCHEDULE } from './webhooks/webhooks.rules.ts';
@@ -92,6 +93,17 @@ export const configSchema = z.object({
   MUSEUM_ADMIN_USER: z.string().min(1).max(64).optional(),
   MUSEUM_ADMIN_PASSWORD: z.string().min(8).max(1024).optional(),
   MUSEUM_DAILY_CAPACITY: positiveInt.optional(),
+  MUSEUM_CURRENCY: z
+    .string()
+    .refine(
+      isTwoDecimalCurrency,
+      'must be an ISO 4217 code of a currency with 2 decimals, such as EUR or USD',
+    )
+    .default('EUR'),
+  MUSEUM_ENTRY_GRACE_MINUTES: wholeNumber
+    .min(0, 'must be 0 to 240 minutes')
+    .max(240, 'must be 0 to 240 minutes')
+    .default(15),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   GRAPHQL_INTROSPECTION: flag.default(true),
   GRAPHIQL: flag.default(true),
@@ -127,6 +139,10 @@ export interface Config {
   timeZone: string;
   admin: { name: string; password: string } | null;
   dailyCapacity: number | null;
+  /** ISO 4217 code of every amount; amounts are kept in its hundredths (src/common/money.ts). */
+  currency: string;
+  /** How long before its slot starts, and after it ends, a timed ticket is admitted. */
+  entryGraceMinutes: number;
   logLevel: EnvConfig['LOG_LEVEL'];
   /** GraphQL introspection (and field suggestions in errors); GraphiQL needs it. */
   introspection: boolean;
@@ -257,6 +273,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         ? { name: e.MUSEUM_ADMIN_USER, password: e.MUSEUM_ADMIN_PASSWORD }
         : null,
     dailyCapacity: e.MUSEUM_DAILY_CAPACITY ?? null,
+    currency: e.MUSEUM_CURRENCY,
+    entryGraceMinutes: e.MUSEUM_ENTRY_GRACE_MINUTES,
     logLevel: e.LOG_LEVEL,
     introspection: e.GRAPHQL_INTROSPECTION,
     graphiql: e.GRAPHIQL,

@@ -23,8 +23,8 @@ export interface AppDeps {
   feed: EventFeed;
   /** This instance's webhook worker (src/webhooks/dispatcher.ts); absent with MUSEUM_WEBHOOK_WORKER=off. */
   webhooks?: Dispatcher;
-  /** What the domains count themselves (check-ins by outcome); absent while metrics are off. */
-  metrics?: Pick<Metrics, 'checkIn'>;
+  /** What the domains count themselves (check-ins by outcome, tickets sold); absent while metrics are off. */
+  metrics?: Pick<Metrics, 'checkIn' | 'ticketSold'>;
 }
 
 /**

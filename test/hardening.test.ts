@@ -510,6 +510,11 @@ describe('auth matrix: every REST operation × credentials (C2)', () => {
       ticketDate: upcomingOpenDay(1),
       email: 'ana@example.com',
     }),
+    setPriceList: () => ({ categories: [{ category: 'adult', name: 'Adult', generalAdmission: 20 }] }),
+  };
+  // Query parameters an operation cannot do without.
+  const queries: Record<string, string> = {
+    getSalesReport: `?startDate=${upcomingOpenDay(0)}&endDate=${upcomingOpenDay(1)}`,
   };
   const staffOnly = new Set([
     'createSpecialEvent',
@@ -520,6 +525,8 @@ describe('auth matrix: every REST operation × credentials (C2)', () => {
     'getWebhookSubscription',
     'deleteWebhookSubscription',
     'listWebhookDeliveries',
+    'setPriceList',
+    'getSalesReport',
     // Staff and gate accounts.
     'checkIn',
   ]);
@@ -533,7 +540,8 @@ describe('auth matrix: every REST operation × credentials (C2)', () => {
           .replace(':eventId', eventId)
           .replace(':ticketId', ticketId)
           .replace(':subscriptionId', subscriptionId)
-          .replace(':orderId', orderId);
+          .replace(':orderId', orderId)
+          .concat(queries[route.operationId] ?? '');
         const body = bodies[route.operationId]?.(made);
         const response = await call(museum, route.method, path, {
           authorization,

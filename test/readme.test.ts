@@ -17,6 +17,7 @@ import { freePort } from './support/server.ts';
 const PASTED = [
   ['README.md', 'Trying it'],
   ['docs/api.md', 'Tickets that hold under load'],
+  ['docs/api.md', 'A sale: prices, timed entry, the report'],
   ['docs/api.md', 'A page in one query: the graph'],
   ['docs/api.md', 'Parts first: @defer and @stream'],
 ] as const;

@@ -74,7 +74,7 @@ describe('the documentation', () => {
       page,
       routes: [
         ...readPage(page).matchAll(
-          /^\|\s*(GET|POST|PATCH|DELETE)\s*\|\s*(\S+)\s*\|\s*(\w+)\s*\|\s*(\d{3})\s*\|/gm,
+          /^\|\s*(GET|POST|PUT|PATCH|DELETE)\s*\|\s*(\S+)\s*\|\s*(\w+)\s*\|\s*(\d{3})\s*\|/gm,
         ),
       ]
         .map(([, method, path, operationId, status]) => `${method} ${path} ${operationId} ${status}`)

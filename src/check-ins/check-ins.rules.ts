@@ -15,6 +15,8 @@ export const CHECK_IN_OUTCOMES = [
   'admitted',
   'already_checked_in',
   'not_valid_today',
+  'too_early',
+  'too_late',
   'cancelled',
   'unknown',
 ] as const;

@@ -1,34 +1,49 @@
 import type { Principal } from '../accounts/authenticator.ts';
 import { DomainError, type ErrorKind } from '../common/errors.ts';
 import { type Queryable, rfc3339, statement } from '../db/sql.ts';
+import { minutesOf, timeOf } from '../hours/entry-slots.rules.ts';
 import type { Logger } from '../logger.ts';
 import { TICKET_VIEW_COLUMNS, type TicketView, toTicketView } from '../tickets/ticket-view.ts';
 import type { CheckInOutcome } from './check-ins.rules.ts';
 
-type TicketRow = Omit<TicketView, 'message'>;
+/** A ticket as the door reads it: with the end of a timed ticket's slot. */
+type TicketRow = Omit<TicketView, 'message'> & { entryEnd: string | null };
+
+const minuteOf = (column: string) => `(extract(epoch from ${column})::int / 60)`;
 
 // Admission is one conditional update: of any number of concurrent scans of a ticket, on any number of
 // instances, the first to lock its row sets checked_in_at; the others wait for it, find the row changed
 // and update nothing. The select around it reads the ticket as it was when the statement began, so an
-// admitted ticket's time comes from the update.
+// admitted ticket's time comes from the update. A timed ticket admits from $4 minutes before its slot
+// starts until $4 after it ends ($3: the museum's minute of the day now).
 const CHECK_IN = statement(
   'check_in',
   `with admitted as (
      update ticket t set checked_in_at = now()
      where t.confirmation_code = $1 and t.checked_in_at is null and t.cancelled_at is null
        and t.ticket_date = $2::date
+       and (t.entry_time is null
+            or $3::int between ${minuteOf('t.entry_time')} - $4::int and ${minuteOf('t.entry_end')} + $4::int)
        and not exists (select from special_event e where e.id = t.event_id and e.deleted_at is not null)
      returning t.id, t.checked_in_at)
-   select ${TICKET_VIEW_COLUMNS}, ${rfc3339('a.checked_in_at')} as "admittedAt"
+   select ${TICKET_VIEW_COLUMNS}, to_char(t.entry_end, 'HH24:MI') as "entryEnd",
+          ${rfc3339('a.checked_in_at')} as "admittedAt"
    from ticket t left join special_event e on e.id = t.event_id left join admitted a on a.id = t.id
    where t.confirmation_code = $1`,
 );
 
 const TICKET_BY_CODE = statement(
   'ticket_by_code',
-  `select ${TICKET_VIEW_COLUMNS}
+  `select ${TICKET_VIEW_COLUMNS}, to_char(t.entry_end, 'HH24:MI') as "entryEnd"
    from ticket t left join special_event e on e.id = t.event_id where t.confirmation_code = $1`,
 );
+
+/** When a scan happens: the museum's date and minute of the day, and the grace around a timed ticket's slot. */
+export interface ScanTime {
+  today: string;
+  minuteOfDay: number;
+  graceMinutes: number;
+}
 
 export type CheckInResult =
   | { outcome: 'admitted'; ticket: TicketView }
@@ -46,13 +61,23 @@ const refused = (
 });
 
 /** Why a ticket as read now is not admitted, or null when nothing in it stands in the way. */
-function refusalOf(row: TicketRow, today: string): CheckInResult | null {
+function refusalOf(row: TicketRow, at: ScanTime): CheckInResult | null {
+  const { today } = at;
   if (row.checkedInAt !== null)
     return refused('already_checked_in', row, `already checked in at ${row.checkedInAt}`);
   if (row.status === 'cancelled')
     return refused('cancelled', row, 'cancelled: this ticket was cancelled and admits no one');
   if (row.ticketDate !== today)
     return refused('not_valid_today', row, `not valid today (${today}): the ticket is for ${row.ticketDate}`);
+  if (row.entryTime !== null && row.entryEnd !== null) {
+    const slot = `its entry slot is ${row.entryTime}–${row.entryEnd}`;
+    const from = minutesOf(row.entryTime) - at.graceMinutes;
+    const until = minutesOf(row.entryEnd) + at.graceMinutes;
+    if (at.minuteOfDay < from)
+      return refused('too_early', row, `too early: ${slot}, admitted from ${timeOf(from)}`);
+    if (at.minuteOfDay > until)
+      return refused('too_late', row, `too late: ${slot}, admitted until ${timeOf(until)}`);
+  }
   return null;
 }
 
@@ -72,12 +97,14 @@ const UNKNOWN: CheckInResult = {
 export async function checkIn(
   sql: Queryable,
   confirmationCode: string,
-  today: string,
+  at: ScanTime,
   attempt = 1,
 ): Promise<CheckInResult> {
   const [row] = await sql.query<TicketRow & { admittedAt: string | null }>(CHECK_IN, [
     confirmationCode,
-    today,
+    at.today,
+    at.minuteOfDay,
+    at.graceMinutes,
   ]);
   if (!row) return UNKNOWN;
   const { admittedAt, ...ticket } = row;
@@ -86,17 +113,17 @@ export async function checkIn(
       outcome: 'admitted',
       ticket: toTicketView({ ...ticket, status: 'used', checkedInAt: admittedAt }),
     };
-  const refusal = refusalOf(ticket, today);
+  const refusal = refusalOf(ticket, at);
   if (refusal) return refusal;
   // Not admitted, though the ticket read as admissible when the statement began: a concurrent scan (or
   // cancellation) changed it meanwhile. A new statement sees what it did.
   const [now] = await sql.query<TicketRow>(TICKET_BY_CODE, [confirmationCode]);
   if (!now) return UNKNOWN;
-  const settled = refusalOf(now, today);
+  const settled = refusalOf(now, at);
   if (settled) return settled;
   // What changed it was undone (its transaction rolled back): scan again.
   if (attempt >= 3) throw new Error('A check-in did not settle after 3 attempts');
-  return checkIn(sql, confirmationCode, today, attempt + 1);
+  return checkIn(sql, confirmationCode, at, attempt + 1);
 }
 
 /** What a refused or admitted scan leaves behind: a count by outcome, and a log line for a refusal. */
@@ -110,10 +137,10 @@ export async function checkInAtGate(
   sql: Queryable,
   gate: Principal,
   confirmationCode: string,
-  today: string,
+  at: ScanTime,
   watch: CheckInWatch,
 ): Promise<TicketView> {
-  const result = await checkIn(sql, confirmationCode, today);
+  const result = await checkIn(sql, confirmationCode, at);
   watch.count?.(result.outcome);
   if (result.outcome === 'admitted') return result.ticket;
   watch.logger.info('check-in refused', {

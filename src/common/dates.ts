@@ -134,6 +134,8 @@ export function isoWeekday(date: string): number {
 export interface Clock {
   /** Today's calendar date in the museum's time zone. */
   today(): string;
+  /** The time of day in the museum's time zone, in minutes since midnight (0 to 1439). */
+  minuteOfDay(): number;
 }
 
 export function museumClock(timeZone: string): Clock {
@@ -143,19 +145,34 @@ export function museumClock(timeZone: string): Clock {
     year: 'numeric',
     month: '2-digit',
     day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
   });
-  // Every zone's offset is a whole number of minutes, so the local date can only change when a UTC
-  // minute begins: formatting once a minute is exact.
+  // Every zone's offset is a whole number of minutes, so the local date and minute can only change when a
+  // UTC minute begins: formatting once a minute is exact.
   let minute = -1;
   let date = '';
+  let minuteOfDay = 0;
+  const read = () => {
+    const now = Math.floor(Date.now() / 60_000);
+    if (now !== minute) {
+      minute = now;
+      const parts = Object.fromEntries(
+        format.formatToParts(new Date(now * 60_000)).map((part) => [part.type, part.value]),
+      );
+      date = `${parts.year}-${parts.month}-${parts.day}`;
+      minuteOfDay = Number(parts.hour) * 60 + Number(parts.minute);
+    }
+  };
   return {
     today: () => {
-      const now = Math.floor(Date.now() / 60_000);
-      if (now !== minute) {
-        minute = now;
-        date = format.format(new Date(now * 60_000));
-      }
+      read();
       return date;
+    },
+    minuteOfDay: () => {
+      read();
+      return minuteOfDay;
     },
   };
 }

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { PriceCategory } from '../prices/price-category.entity.ts';
 
 export const SpecialEvent = defineEntity({
   name: 'SpecialEvent',
@@ -24,6 +25,24 @@ export const SpecialEvent = defineEntity({
 });
 
 export type SpecialEvent = InferEntity<typeof SpecialEvent>;
+
+/**
+ * What one visitor category pays for an event where it differs from the event's `price`, in hundredths of the
+ * currency. A category taken off the price list takes its event prices with it.
+ */
+export const EventPrice = defineEntity({
+  name: 'EventPrice',
+  tableName: 'special_event_price',
+  properties: {
+    event: () => p.manyToOne(SpecialEvent).primary().deleteRule('cascade'),
+    category: () =>
+      p.manyToOne(PriceCategory).primary().joinColumn('category').deleteRule('cascade').updateRule('cascade'),
+    price: p.integer(),
+  },
+  checks: [{ name: 'special_event_price_price_check', expression: '(price >= 0) AND (price <= 100000000)' }],
+});
+
+export type EventPrice = InferEntity<typeof EventPrice>;
 
 /**
  * One row per (event, date): the event's dates, and the index the date-range listing walks.

@@ -1,10 +1,14 @@
 import { versionTag } from '../common/entity-tags.ts';
+import { MAX_PRICE } from '../common/money.ts';
 import { pageOf } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
 import { operationSelects, selects } from '../graphql/look-ahead.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs, pageType } from '../graphql/pagination.ts';
+import { CATEGORY_DESCRIPTION } from '../prices/prices.graphql.ts';
+import { MAX_CATEGORIES } from '../prices/prices.rules.ts';
 import { countEventsInRange, listEvents } from './event-list.ts';
+import { type EventPriceView, loadEventPrices, loadOwnPrices } from './event-prices.ts';
 import {
   type EventChanges,
   eventChangesSchema,
@@ -12,6 +16,29 @@ import {
   listEventsArgsSchema,
 } from './events.rules.ts';
 import { createEvent, deleteEvent, type EventView, getEvent, updateEvent } from './events.service.ts';
+
+const EventPriceType = builder.objectRef<EventPriceView>('EventPrice').implement({
+  description: 'What one visitor category pays for an event.',
+  fields: (t) => ({
+    category: t.exposeString('category', { description: CATEGORY_DESCRIPTION }),
+    price: t.exposeFloat('price', {
+      description: 'Price of a ticket in this category, in the currency of the price list.',
+    }),
+  }),
+});
+
+const EventPriceInput = builder.inputType('EventPriceInput', {
+  description: 'What one category of the price list pays for the event instead of its price.',
+  fields: (t) => ({
+    category: t.string({ description: CATEGORY_DESCRIPTION }),
+    price: t.float({ description: `0 to ${MAX_PRICE}, at most 2 decimals.` }),
+  }),
+});
+
+// query-cost.ts counts a typical price list's categories (adult, reduced, child); there may be 20.
+const TYPICAL_CATEGORIES = 3;
+
+const PRICES_INPUT_DESCRIPTION = `Prices of some categories (each once, at most ${MAX_CATEGORIES}), the others paying price. They replace all of the event's category prices; [] removes them.`;
 
 export const SpecialEventType = builder.objectRef<EventView>('SpecialEvent').implement({
   description: 'A special event hosted by the museum.',
@@ -33,6 +60,22 @@ export const SpecialEventType = builder.objectRef<EventView>('SpecialEvent').imp
       nullable: true,
       description: 'Tickets per event date; null: unlimited.',
     }),
+    prices: t.field({
+      type: [EventPriceType],
+      extensions: { listSize: TYPICAL_CATEGORIES },
+      description:
+        "Every category of the price list with what it pays: its own price for the event, or the event's price.",
+      resolve: (event, _args, { deps, shared }) => loadEventPrices(deps.db.sql, shared, event.eventId),
+    }),
+    ownPrices: t.field({
+      type: [EventPriceType],
+      nullable: true,
+      extensions: { listSize: TYPICAL_CATEGORIES },
+      description:
+        'The categories given a price of their own for this event (`prices` as last set), in the order of the price list; null when every category pays price. REST answers it as `prices`.',
+      resolve: (event, _args, { deps, shared }) =>
+        event.ownPrices !== undefined ? event.ownPrices : loadOwnPrices(deps.db.sql, shared, event.eventId),
+    }),
     version: t.string({
       description:
         'Changes with every change of the event: the value of its REST `ETag` (without the quotes). Pass it as `ifMatch` to change the event only if nobody else has since.',
@@ -53,6 +96,7 @@ export const CreateSpecialEventInput = builder.inputType('CreateSpecialEventInpu
       required: false,
       description: 'Tickets per event date, 0 to 1000000; left out or null: unlimited.',
     }),
+    prices: t.field({ type: [EventPriceInput], required: false, description: PRICES_INPUT_DESCRIPTION }),
   }),
   validate: eventFieldsSchema,
 });
@@ -75,6 +119,7 @@ export const UpdateSpecialEventInput = builder.inputType('UpdateSpecialEventInpu
       description:
         'Tickets per event date; null: unlimited. Lower than the tickets sold for a date: CONFLICT.',
     }),
+    prices: t.field({ type: [EventPriceInput], required: false, description: PRICES_INPUT_DESCRIPTION }),
   }),
   validate: eventChangesSchema,
 });

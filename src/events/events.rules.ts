@@ -1,11 +1,10 @@
 import { z } from 'zod';
+import { priceSchema } from '../common/money.ts';
 import { paginationSchema } from '../common/pagination.ts';
 import { textField } from '../common/text.ts';
+import { eventPricesSchema } from '../prices/prices.rules.ts';
 
 export const MAX_EVENT_DATES = 366;
-export const MAX_PRICE = 1_000_000;
-
-const hasAtMostTwoDecimals = (value: number) => Number(value.toFixed(2)) === value;
 
 const eventDates = z
   .array(z.iso.date('must be a calendar date YYYY-MM-DD that exists'))
@@ -19,13 +18,6 @@ const eventDates = z
     });
   })
   .meta({ uniqueItems: true });
-
-const eventPrice = z
-  .number()
-  .min(0, 'must be 0 or more')
-  .max(MAX_PRICE, `must be at most ${MAX_PRICE}`)
-  .refine(hasAtMostTwoDecimals, 'must have at most 2 decimals')
-  .meta({ multipleOf: 0.01 });
 
 export const MAX_CAPACITY = 1_000_000;
 
@@ -43,7 +35,8 @@ export const eventFieldsSchema = z.object({
   location: textField(200),
   eventDescription: textField(5000),
   dates: eventDates,
-  price: eventPrice,
+  price: priceSchema,
+  prices: eventPricesSchema.nullish(),
   capacity: eventCapacity,
 });
 
@@ -53,7 +46,7 @@ export type EventFields = z.infer<typeof eventFieldsSchema>;
 export const eventChangesSchema = eventFieldsSchema
   .partial()
   .refine((changes) => Object.values(changes).some((value) => value !== undefined), {
-    message: 'must give at least one of name, location, eventDescription, dates, price, capacity',
+    message: 'must give at least one of name, location, eventDescription, dates, price, capacity, prices',
   })
   .meta({ minProperties: 1 });
 

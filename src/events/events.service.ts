@@ -5,13 +5,19 @@ import { conflict, notFound, preconditionFailed } from '../common/errors.ts';
 import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, statement } from '../db/sql.ts';
 import { queueEventMessages } from '../webhooks/outbox.ts';
-import { EventDate, SpecialEvent } from './event.entity.ts';
+import { EventDate, EventPrice, SpecialEvent } from './event.entity.ts';
+import { addEventPrices, type EventPriceView, OWN_PRICES_COLUMN, ownPricesOf } from './event-prices.ts';
 import type { EventChanges, EventFields } from './events.rules.ts';
 
 /** A special event as both APIs show it. */
-export interface EventView extends Omit<EventFields, 'capacity'> {
+export interface EventView extends Omit<EventFields, 'capacity' | 'prices'> {
   eventId: string;
   capacity: number | null;
+  /**
+   * The categories given a price of their own (null: none), when read with the event (one event, or one
+   * just written); lists leave it out and the graph loads it (SpecialEvent.ownPrices).
+   */
+  ownPrices?: EventPriceView[] | null;
   /** Raised by every change: the event's entity tag is `versionTag(version)`. */
   version: number;
 }
@@ -68,8 +74,9 @@ export async function createEvent(
         capacity: fields.capacity ?? null,
       });
       event.dates.set(dateRows(tx, event, fields.dates));
+      if (fields.prices) await addEventPrices(tx, event, fields.prices);
       await tx.flush();
-      const view = toEventView(event);
+      const view = { ...toEventView(event), ownPrices: await ownPricesOf(tx, event.id) };
       await queueEventMessages(tx, view);
       return view;
     }),
@@ -87,7 +94,8 @@ const EVENT_BY_ID = statement(
   `select json_build_object(
      'eventId', e.id, 'name', e.name, 'location', e.location, 'eventDescription', e.event_description,
      'dates', array(select x.date from special_event_date x where x.event_id = e.id order by x.date),
-     'price', e.price, 'capacity', e.capacity, 'version', e.version) as event
+     'price', e.price, 'capacity', e.capacity, 'version', e.version,
+     'ownPrices', ${OWN_PRICES_COLUMN('e')}) as event
    from special_event e where e.id = $1::uuid and e.deleted_at is null`,
   { mayBeStale: true },
 );
@@ -170,6 +178,10 @@ export async function updateEvent(
         if (changes.capacity !== null) await checkCapacityCovers(tx, eventId, changes.capacity);
         event.capacity = changes.capacity;
       }
+      if (changes.prices !== undefined) {
+        await tx.nativeDelete(EventPrice, { event: eventId });
+        await addEventPrices(tx, event, changes.prices ?? []);
+      }
       if (changes.dates !== undefined) {
         await tx.nativeDelete(EventDate, { event: eventId });
         dateRows(tx, event, changes.dates);
@@ -182,7 +194,7 @@ export async function updateEvent(
         { id: eventId },
         { populate: ['dates'], refresh: true },
       );
-      const view = toEventView(refreshed);
+      const view = { ...toEventView(refreshed), ownPrices: await ownPricesOf(tx, eventId) };
       await queueEventMessages(tx, view);
       return view;
     }),

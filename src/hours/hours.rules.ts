@@ -16,7 +16,8 @@ export type Weekday = (typeof WEEKDAYS)[number];
 export const isoWeekdayOf = (weekday: Weekday) => WEEKDAYS.indexOf(weekday) + 1;
 export const weekdayOf = (isoWeekday: number): Weekday => WEEKDAYS[isoWeekday - 1]!;
 
-const localTime = z.string().refine(isLocalTime, 'must be a time HH:MM (00:00 to 23:59)');
+/** A time of day as the API speaks it: 24-hour HH:MM. */
+export const localTime = z.string().refine(isLocalTime, 'must be a time HH:MM (00:00 to 23:59)');
 
 /** Hours of one day: both times (open before close), or `closed: true` and no times. */
 interface DayTimes {

@@ -19,6 +19,8 @@ export interface Metrics {
   operation(name: string | undefined, type: string, seconds: number): void;
   /** Counts a ticket scanned at the door, by what became of it. */
   checkIn(outcome: CheckInOutcome): void;
+  /** Counts a ticket sold (not an idempotent replay), by ticket type and visitor category. */
+  ticketSold(ticketType: string, category: string): void;
 }
 
 /**
@@ -187,6 +189,14 @@ export function createMetrics(
   });
   for (const outcome of CHECK_IN_OUTCOMES) checkIns.inc({ outcome }, 0);
 
+  // Categories are the price list's (at most 20 at a time) and ticket types two: the series stay few.
+  const ticketsSold = new Counter({
+    name: 'museum_tickets_sold_total',
+    help: 'Tickets sold on this instance (POST /tickets, POST /orders and their mutations), by ticket type and visitor category.',
+    labelNames: ['ticket_type', 'category'] as const,
+    registers: [registry],
+  });
+
   const names = new Set<string>();
   const labelOf = (name: string | undefined) => {
     if (!name) return 'anonymous';
@@ -219,6 +229,7 @@ export function createMetrics(
     },
     operation: recordOperation,
     checkIn: (outcome) => checkIns.inc({ outcome }),
+    ticketSold: (ticketType, category) => ticketsSold.inc({ ticket_type: ticketType, category }),
   };
 }
 

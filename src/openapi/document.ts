@@ -21,6 +21,7 @@ import { createComponents } from './components.ts';
 import { openApiPath, operationOf } from './operations.ts';
 import { DESCRIPTION, PUBLISH_NEW_EVENT, TAGS } from './prose.ts';
 import { type RouteDocs, routeDocs } from './route-docs.ts';
+import { saleDocs } from './sale-docs.ts';
 import type { Json } from './schemas.ts';
 import { OPENAPI_SECURITY_SCHEME } from './security-scheme.ts';
 import { visitDocs } from './visit-docs.ts';
@@ -32,7 +33,7 @@ import { visitDocs } from './visit-docs.ts';
 export function buildOpenApiDocument(
   routes: Route[] = restRoutes,
   schema: GraphQLSchema = graphqlSchema,
-  docs: Record<string, RouteDocs> = { ...routeDocs, ...visitDocs },
+  docs: Record<string, RouteDocs> = { ...routeDocs, ...visitDocs, ...saleDocs },
 ): Json {
   const components = createComponents();
   const paths: Record<string, Record<string, Json>> = {};

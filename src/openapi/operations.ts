@@ -11,6 +11,7 @@ import {
   type GraphQLOutputType,
   type GraphQLSchema,
   getNamedType,
+  isNonNullType,
   Kind,
   type NamedTypeNode,
   type SelectionSetNode,
@@ -120,13 +121,15 @@ function parametersOf(route: CompiledRoute, compiled: CompiledOperation, compone
     ) {
       schemaOf.maximum = 2 ** 31 - 1; // GraphQL Int
     }
-    const known = PARAMETERS[name];
+    // A query parameter the operation cannot do without is its own, not the reference's optional one.
+    const required = location === 'path' || isNonNullType(type);
+    const known = location === 'query' && required ? undefined : PARAMETERS[name];
     const argument = field.args.find((a) => a.name === name);
     const definition: Json = {
       name,
       in: location,
       description: known?.description ?? argument?.description ?? name,
-      ...(location === 'path' ? { required: true } : {}),
+      ...(required ? { required: true } : {}),
       schema: schemaOf,
       ...(known ? { example: known.example } : {}),
     };
@@ -179,6 +182,9 @@ function successOf(
     };
   }
   const shape = outputSchema(compiled.bodyType, compiled.selection);
+  // Sent only to a client that used what is beyond the reference: not required.
+  const optional = route.beyondReference?.fields ?? [];
+  if (optional.length > 0) shape.required = (shape.required as string[]).filter((f) => !optional.includes(f));
   let responseSchema: Json;
   if (shape.type === 'array' && (shape.items as Json).type === 'object') {
     const itemType = getNamedType(compiled.bodyType).name;
@@ -204,11 +210,16 @@ function successOf(
   if (route.paged) headers.Link = addHeader('Link');
   if (route.paged && compiled.selectsTotal) headers['X-Total-Count'] = addHeader('X-Total-Count');
   if (route.method === 'GET' || route.etag) headers.ETag = addHeader('ETag');
+  // Another media type the same answer comes in, chosen by Accept (a report as CSV).
+  const alternative = route.alternative?.contentType.split(';')[0];
   return {
     description,
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
     content: {
       'application/json': { schema: responseSchema, ...components.addExamples(docs.examples?.response) },
+      ...(alternative
+        ? { [alternative]: { schema: { type: 'string', contentMediaType: alternative } } }
+        : {}),
     },
   };
 }

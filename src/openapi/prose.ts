@@ -31,6 +31,8 @@ export const TAGS: Record<string, string> = {
   Events: 'Special events hosted by the museum.',
   Tickets: 'Museum tickets for general entrance or special events.',
   Orders: 'Several tickets bought together, all or none.',
+  Prices: 'What a visit costs, by visitor category.',
+  Reports: 'What was sold, given back and used (staff only).',
   'Check-ins': "Admission at the door: a scanner sends the code it read from a ticket's QR code.",
   Webhooks: 'Partners told of new and changed special events instead of polling (staff only).',
 };

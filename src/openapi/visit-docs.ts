@@ -16,6 +16,8 @@ const ticket = (ticketType: 'general' | 'event', ticketId: string, confirmationC
   ticketDate: ticketType === 'general' ? '2030-09-09' : '2030-09-05',
   confirmationCode,
   ...(ticketType === 'event' ? { eventId: EVENT_ID, eventName: EVENT_NAME } : {}),
+  category: 'adult',
+  price: ticketType === 'general' ? 20 : 30,
   status: 'valid',
 });
 
@@ -23,6 +25,8 @@ const FAMILY_ORDER = {
   orderId: '0b6f1c4e-7d2a-4c39-9e85-3f1a2b4c5d6e',
   email: 'todd@example.com',
   createdAt: '2030-09-01T08:30:00.000Z',
+  total: 100,
+  currency: 'EUR',
   tickets: [
     ticket('general', '382c0820-0530-4f4b-99af-13811ad0f17a', 'ticket-general-e5e5c6-dce78'),
     ticket('general', '6f0e2d1c-4b3a-4f5e-8d7c-9a1b2c3d4e5f', 'ticket-general-1a2b3c-4d5e6'),

@@ -1,4 +1,5 @@
 import { AccountType } from '../accounts/accounts.graphql.ts';
+import { toAmount } from '../common/money.ts';
 import { pageOf, paginationSchema } from '../common/pagination.ts';
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
@@ -6,7 +7,8 @@ import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs } from '../graphql/pagination.ts';
 import { cancelOrderTickets } from '../tickets/cancellation.ts';
 import { checkIdempotencyKey } from '../tickets/idempotency.ts';
-import { TicketKindEnum, TicketType } from '../tickets/tickets.graphql.ts';
+import { countSold } from '../tickets/sold-metrics.ts';
+import { TicketKindEnum, TicketType, visitInputFields } from '../tickets/tickets.graphql.ts';
 import { MAX_ORDER_LINES, MAX_ORDER_TICKETS, placeOrderSchema } from './orders.rules.ts';
 import { getOrder, listOrders, type OrderView, placeOrder } from './orders.service.ts';
 
@@ -18,6 +20,14 @@ export const OrderType = builder.objectRef<OrderView>('Order').implement({
     orderId: t.expose('orderId', { type: 'UUID' }),
     email: t.exposeString('email', { description: 'Where the tickets are sent.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    total: t.float({
+      description: 'What its tickets cost when they were sold, all of them: the sum of their prices.',
+      resolve: (order) => toAmount(order.tickets.reduce((sum, ticket) => sum + ticket.price, 0)),
+    }),
+    currency: t.string({
+      description: "ISO 4217 code of total and of its tickets' prices (MUSEUM_CURRENCY).",
+      resolve: (_order, _args, { deps }) => deps.config.currency,
+    }),
     tickets: t.expose('tickets', {
       type: [TicketType],
       extensions: { listSize: MAX_ORDER_TICKETS },
@@ -38,6 +48,7 @@ const OrderLineInput = builder.inputType('OrderLineInput', {
       description: 'Required for event tickets, forbidden for general.',
     }),
     quantity: t.int({ description: `1 to ${MAX_ORDER_TICKETS}.` }),
+    ...visitInputFields(t),
   }),
 });
 
@@ -62,6 +73,7 @@ builder.mutationFields((t) => ({
         today: deps.clock.today(),
         dailyCapacity: deps.config.dailyCapacity,
         idempotencyKey: checkIdempotencyKey(idempotencyKey),
+        sold: countSold(deps),
       };
       return withinArgument('input', () => placeOrder(deps.db.sql, principal!, input, options));
     },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TICKET_TYPES } from '../tickets/ticket.entity.ts';
-import { EVENT_ID_RULE_JSON_SCHEMA, eventIdRule } from '../tickets/tickets.rules.ts';
+import { EVENT_ID_RULE_JSON_SCHEMA, eventIdRule, visitFields } from '../tickets/tickets.rules.ts';
 
 /** Lines of one order, and tickets of one order over all its lines. */
 export const MAX_ORDER_LINES = 20;
@@ -15,6 +15,7 @@ export const orderLineSchema = z
     ticketDate: z.iso.date('must be a calendar date YYYY-MM-DD that exists'),
     eventId: z.uuid('must be a UUID').nullish(),
     quantity: z.int(QUANTITY_RULE).min(1, QUANTITY_RULE).max(MAX_ORDER_TICKETS, QUANTITY_RULE),
+    ...visitFields,
   })
   .superRefine(eventIdRule)
   .meta(EVENT_ID_RULE_JSON_SCHEMA);

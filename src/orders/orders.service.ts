@@ -8,7 +8,7 @@ import { bySalesCounter } from '../tickets/cancellation.ts';
 import { claimOrReplay, requestHash, storeAnswer } from '../tickets/idempotency.ts';
 import { GENERAL_ADMISSION } from '../tickets/ticket-sales.entity.ts';
 import { TICKET_VIEW_JSON, type TicketView } from '../tickets/ticket-view.ts';
-import { isCodeCollision, type PurchaseOptions, sellTicket } from '../tickets/tickets.service.ts';
+import { isCodeCollision, type PurchaseOptions, sellTicket, slotScope } from '../tickets/tickets.service.ts';
 import type { OrderLine, PlaceOrderInput } from './orders.rules.ts';
 
 export interface OrderView {
@@ -28,12 +28,14 @@ const NEW_ORDER = statement(
    returning ${rfc3339('created_at')} as "createdAt"`,
 );
 
-/** A ticket to sell: its line, and its place among the order's tickets. */
+/** A ticket to sell: its line, its place among the order's tickets, and the counters it takes. */
 interface Seat {
   line: number;
   position: number;
   scope: string;
   date: string;
+  /** A timed ticket's slot counter, taken right after the day's. */
+  slot: string;
 }
 
 /** The request as its Idempotency-Key remembers it: the same order however its fields are ordered. */
@@ -41,7 +43,14 @@ const orderHash = (input: PlaceOrderInput) =>
   requestHash({
     operation: 'placeOrder',
     email: input.email,
-    lines: input.lines.map((l) => [l.ticketType, l.ticketDate, l.eventId ?? null, l.quantity]),
+    // A line of the reference's fields hashes as it did before categories and entry times.
+    lines: input.lines.map((l) => [
+      l.ticketType,
+      l.ticketDate,
+      l.eventId ?? null,
+      l.quantity,
+      ...(l.category || l.entryTime ? [l.category ?? null, l.entryTime ?? null] : []),
+    ]),
   });
 
 /** An error of a line's purchase, as the order reports it: naming the line (`lines[1]`). */
@@ -50,16 +59,18 @@ function locatedAt(line: number, error: unknown): unknown {
   const at = `lines[${line}]`;
   if (error.kind === 'validation')
     return invalid(error.issues.map((issue) => ({ ...issue, path: `${at}.${issue.path}` })));
-  const field = error.kind === 'notFound' ? `${at}.eventId` : at;
+  const named = error.issues[0]?.path;
+  const field = named ? `${at}.${named}` : error.kind === 'notFound' ? `${at}.eventId` : at;
   const issues: FieldIssue[] = [{ path: field, message: error.message }];
   return new DomainError(error.kind, `${field}: ${error.message}`, issues);
 }
 
 /**
- * Places an order: every ticket of every line is checked (open day, event date, not in the past) and takes its
- * seat in one transaction, so the order is sold whole or not at all; a line that is sold out makes it a
- * conflict naming the line. Seats are taken in the order of their counters, as cancelling an order frees
- * them, so concurrent orders wait for each other rather than deadlock. With an idempotency key, the first
+ * Places an order: every ticket of every line is checked (open day, event date, category, entry slot, not in
+ * the past) and takes its seat in one transaction, so the order is sold whole or not at all; a line that is
+ * sold out makes it a conflict naming the line (its entry time, for a full slot). Seats are taken in the order
+ * of their counters, as cancelling an order frees them, so concurrent orders wait for each other rather than
+ * deadlock. With an idempotency key, the first
  * answer for (buyer, key) is replayed instead, as for one ticket.
  */
 export async function placeOrder(
@@ -82,12 +93,17 @@ export async function placeOrder(
       position: 0,
       scope: line.eventId ?? GENERAL_ADMISSION,
       date: line.ticketDate,
+      slot: line.entryTime ? slotScope(line.entryTime) : '',
     })),
   );
   seats.forEach((seat, position) => {
     seat.position = position;
   });
-  const lockOrder = [...seats].sort((a, b) => bySalesCounter(a, b) || a.position - b.position);
+  // Every counter a seat takes comes after those of the seats before it, in the one order of counters.
+  const lockOrder = [...seats].sort(
+    (a, b) =>
+      bySalesCounter(a, b) || (a.slot < b.slot ? -1 : a.slot > b.slot ? 1 : 0) || a.position - b.position,
+  );
 
   const sell = async (tx: Queryable): Promise<OrderView> => {
     const orderId = randomUUID();
@@ -112,16 +128,18 @@ export async function placeOrder(
   // Confirmation codes are random; on the rare collision the whole order is tried again.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await retryOnDeadlock(() =>
+      const answer = await retryOnDeadlock(() =>
         sql.transaction(async (tx) => {
-          if (!idempotencyKey) return sell(tx);
+          if (!idempotencyKey) return { order: await sell(tx), replayed: false };
           const stored = await claimOrReplay<OrderView>(tx, buyer.id, idempotencyKey, orderHash(input));
-          if (stored) return stored.replay;
+          if (stored) return { order: stored.replay, replayed: true };
           const order = await sell(tx);
           await storeAnswer(tx, buyer.id, idempotencyKey, order);
-          return order;
+          return { order, replayed: false };
         }),
       );
+      if (!answer.replayed) for (const ticket of answer.order.tickets) options.sold?.(ticket);
+      return answer.order;
     } catch (error) {
       if (!isCodeCollision(error) || attempt >= CODE_ATTEMPTS) throw error;
     }

@@ -1,8 +1,9 @@
 import type { ExecutionResult } from 'graphql';
+import Negotiator from 'negotiator';
 import { pageOf } from '../common/pagination.ts';
 import { entityTag, noneMatch } from '../http/conditional.ts';
 import type { HttpAnswer, HttpRequest } from '../http/request.ts';
-import type { CompiledRoute } from './compiled-routes.ts';
+import { BODY_VARIABLE, type CompiledRoute } from './compiled-routes.ts';
 import { problemAnswer } from './problem.ts';
 import type { QueryString } from './query-string.ts';
 import type { Route } from './routes.ts';
@@ -26,26 +27,38 @@ export function routeAnswer(
   const cacheControl = route.cacheControl ?? (method === 'GET' ? 'private, no-cache' : 'no-store');
   if (route.status === 204) return { status: 204, headers: { 'Cache-Control': cacheControl }, body: null };
   // A read carries a validator; a client that already holds this representation gets 304 and no body.
-  // What a read says depends on whose credentials came with it (a visitor sees only its own tickets).
+  // What a read says depends on whose credentials came with it (a visitor sees only its own tickets), and
+  // on Accept where the answer has another media type.
+  const { produces, alternative } = route;
+  const vary = alternative ? 'Authorization, Accept' : 'Authorization';
   const validated = (answer: HttpAnswer, tagOf: () => string): HttpAnswer => {
     if (method !== 'GET' && !route.etag) return answer;
     const tag = tagOf();
     answer.headers.ETag = tag;
     if (method !== 'GET') return answer;
-    answer.headers.Vary = 'Authorization';
+    answer.headers.Vary = vary;
     if (!noneMatch(request.header('if-none-match'), tag)) return answer;
     return {
       status: 304,
-      headers: { ETag: tag, 'Cache-Control': cacheControl, Vary: 'Authorization' },
+      headers: { ETag: tag, 'Cache-Control': cacheControl, Vary: vary },
       body: null,
     };
   };
-  const { produces } = route;
+  if (alternative && prefers(request, alternative.contentType)) {
+    const headers = { 'Content-Type': alternative.contentType, 'Cache-Control': cacheControl };
+    const body = alternative.render(value as Record<string, unknown>);
+    return validated({ status: route.status, headers, body }, () => entityTag(body));
+  }
   if (produces)
     return produces.render(value as Record<string, unknown>).then((content) => {
       const headers = { 'Content-Type': produces.contentType, 'Cache-Control': cacheControl };
       return validated({ status: route.status, headers, body: content }, () => entityTag(content));
     });
+  if (route.beyondReference && !usesBeyondReference(variables, route.beyondReference.requestedBy)) {
+    const fields = { ...(value as Record<string, unknown>) };
+    for (const field of route.beyondReference.fields) delete fields[field];
+    value = fields;
+  }
   let versionTag: string | undefined;
   if (route.etag) {
     const { [route.etag]: version, ...fields } = value as Record<string, unknown>;
@@ -68,6 +81,20 @@ export function routeAnswer(
   // A list's total is part of what it says (X-Total-Count, Link): it goes into the tag too.
   const tagOf = () => versionTag ?? entityTag(body, headers['X-Total-Count'] ?? '');
   return validated({ status: route.status, headers, body }, tagOf);
+}
+
+/** Whether the body (the `input` variable) gave any of `fields`. */
+const usesBeyondReference = (variables: Record<string, unknown>, fields: string[]) => {
+  const body = variables[BODY_VARIABLE] as Record<string, unknown> | undefined;
+  return fields.some((field) => body?.[field] != null);
+};
+
+/** Whether `Accept` prefers `contentType` to JSON (its parameters aside), as negotiator weighs them. */
+function prefers(request: HttpRequest, contentType: string): boolean {
+  const accept = request.header('accept');
+  if (!accept) return false;
+  const wanted = contentType.split(';')[0]!;
+  return new Negotiator({ headers: { accept } }).mediaType(['application/json', wanted]) === wanted;
 }
 
 /**

@@ -3,17 +3,24 @@
 // root field's value into the response. Nothing else happens here: rules live in the domain folders, and
 // what the OpenAPI document says of each operation (prose, tags, examples) in src/openapi/route-docs.ts.
 
+import { salesCsv } from '../reports/sales-csv.ts';
+
 const SPECIAL_EVENT_FIELDS = 'eventId name location eventDescription dates price capacity';
+// One event's answer also has the prices it gives some categories, as they were sent (left out when none, so
+// a client of the reference sees its event as the reference has it); a list leaves them to each event's.
+const EVENT_FIELDS = `${SPECIAL_EVENT_FIELDS} prices: ownPrices { category price }`;
 const WEBHOOK_SUBSCRIPTION_FIELDS = 'id url description createdAt';
 const WEBHOOK_DELIVERY_FIELDS =
   'id webhookId eventId status attempts lastResponseStatus nextAttemptAt createdAt deliveredAt';
-const CONFIRMATION_FIELDS = 'message ticketId ticketType ticketDate confirmationCode eventId eventName';
+const CONFIRMATION_FIELDS =
+  'message ticketId ticketType ticketDate confirmationCode eventId eventName category price entryTime';
 const TICKET_FIELDS = `${CONFIRMATION_FIELDS} status checkedInAt`;
-const ORDER_FIELDS = `orderId email createdAt tickets { ${TICKET_FIELDS} }`;
+const ORDER_FIELDS = `orderId email createdAt total currency tickets { ${TICKET_FIELDS} }`;
+const PRICE_LIST_FIELDS = 'currency categories { category name generalAdmission }';
 
 export interface Route {
   operationId: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** A URLPattern pathname; its named groups become variables of the same name. */
   path: string;
   /**
@@ -40,6 +47,16 @@ export interface Route {
   produces?: {
     contentType: string;
     render: (result: Record<string, unknown>) => Promise<Uint8Array<ArrayBuffer>>;
+  };
+  /**
+   * Fields of the answer beyond the reference's, sent only when the body used one of the fields beyond it
+   * (`requestedBy`): a client of the reference gets exactly the reference's answer.
+   */
+  beyondReference?: { fields: string[]; requestedBy: string[] };
+  /** One more media type the JSON answer can be sent in, when `Accept` prefers it (a report as CSV). */
+  alternative?: {
+    contentType: string;
+    render: (result: Record<string, unknown>) => string;
   };
   /**
    * Who may keep the answer. Default: reads `private, no-cache` (every read needs credentials, so no shared
@@ -83,7 +100,7 @@ export const routes: Route[] = [
     path: '/special-events',
     body: true,
     document: `mutation createSpecialEvent($input: CreateSpecialEventInput!) {
-      createSpecialEvent(input: $input) { ${SPECIAL_EVENT_FIELDS} version } }`,
+      createSpecialEvent(input: $input) { ${EVENT_FIELDS} version } }`,
     etag: 'version',
     status: 201,
     location: (event) => `/special-events/${event.eventId}`,
@@ -92,7 +109,7 @@ export const routes: Route[] = [
     operationId: 'getSpecialEvent',
     method: 'GET',
     path: '/special-events/:eventId',
-    document: `query getSpecialEvent($eventId: UUID!) { specialEvent(eventId: $eventId) { ${SPECIAL_EVENT_FIELDS} version } }`,
+    document: `query getSpecialEvent($eventId: UUID!) { specialEvent(eventId: $eventId) { ${EVENT_FIELDS} version } }`,
     etag: 'version',
     status: 200,
     notFound: 'There is no special event with that eventId',
@@ -104,7 +121,7 @@ export const routes: Route[] = [
     body: true,
     headers: { ifMatch: 'if-match' },
     document: `mutation updateSpecialEvent($eventId: UUID!, $input: UpdateSpecialEventInput!, $ifMatch: String) {
-      updateSpecialEvent(eventId: $eventId, input: $input, ifMatch: $ifMatch) { ${SPECIAL_EVENT_FIELDS} version } }`,
+      updateSpecialEvent(eventId: $eventId, input: $input, ifMatch: $ifMatch) { ${EVENT_FIELDS} version } }`,
     etag: 'version',
     status: 200,
     notFound: 'There is no special event with that eventId',
@@ -135,6 +152,7 @@ export const routes: Route[] = [
     body: true,
     document: `mutation buyMuseumTickets($input: BuyMuseumTicketsInput!) {
       buyMuseumTickets(input: $input) { ${CONFIRMATION_FIELDS} } }`,
+    beyondReference: { fields: ['category', 'price', 'entryTime'], requestedBy: ['category', 'entryTime'] },
     status: 201,
     location: (ticket) => `/tickets/${ticket.ticketId}`,
     cacheControl: 'no-store',
@@ -219,6 +237,41 @@ export const routes: Route[] = [
     status: 200,
     paged: 'items',
     cacheControl: 'no-store',
+  },
+  {
+    operationId: 'getPriceList',
+    method: 'GET',
+    path: '/prices',
+    document: `query getPriceList { priceList { ${PRICE_LIST_FIELDS} } }`,
+    status: 200,
+  },
+  {
+    operationId: 'setPriceList',
+    method: 'PUT',
+    path: '/prices',
+    body: true,
+    document: `mutation setPriceList($input: SetPriceListInput!) { setPriceList(input: $input) { ${PRICE_LIST_FIELDS} } }`,
+    status: 200,
+  },
+  {
+    operationId: 'listEntrySlots',
+    method: 'GET',
+    path: '/entry-slots',
+    query: ['date'],
+    document: `query listEntrySlots($date: Date) { entrySlots(date: $date) { startTime endTime capacity remaining } }`,
+    status: 200,
+  },
+  {
+    operationId: 'getSalesReport',
+    method: 'GET',
+    path: '/reports/sales',
+    query: ['startDate', 'endDate'],
+    document: `query getSalesReport($startDate: Date!, $endDate: Date!) {
+      sales(startDate: $startDate, endDate: $endDate) {
+        currency startDate endDate
+        rows { date ticketType eventId eventName category sold cancelled checkedIn revenue } } }`,
+    status: 200,
+    alternative: { contentType: 'text/csv; charset=utf-8', render: salesCsv },
   },
   {
     operationId: 'createWebhookSubscription',

@@ -3,7 +3,7 @@ import { conflict, notFound } from '../common/errors.ts';
 import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, rfc3339, type Sql, type Statement, statement } from '../db/sql.ts';
 import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
-import { SALES_SCOPE } from './ticket-view.ts';
+import { SALES_SCOPE, SLOT_SCOPE } from './ticket-view.ts';
 
 /** A ticket as cancelling it finds it, its row locked until the transaction ends. */
 interface HeldTicket {
@@ -11,13 +11,15 @@ interface HeldTicket {
   ticketDate: string;
   /** The ticket_sales scope its seat was counted in. */
   scope: string;
+  /** A timed ticket's slot counter (ticket_sales scope) besides; null for an untimed ticket. */
+  slot: string | null;
   checkedInAt: string | null;
   /** Given back already, or its event was deleted: nothing left to cancel. */
   cancelled: boolean;
 }
 
 const HELD_COLUMNS = `t.id as "ticketId", to_char(t.ticket_date, 'YYYY-MM-DD') as "ticketDate",
-  ${SALES_SCOPE} as scope, ${rfc3339('t.checked_in_at')} as "checkedInAt",
+  ${SALES_SCOPE} as scope, ${SLOT_SCOPE} as slot, ${rfc3339('t.checked_in_at')} as "checkedInAt",
   (t.cancelled_at is not null or e.deleted_at is not null) as cancelled`;
 
 // Owner or staff ($2) only, as reads are. The lock makes a concurrent check-in of the ticket wait for this
@@ -59,9 +61,12 @@ const FREE_SEATS = statement(
   'update ticket_sales set sold = greatest(sold - $3::int, 0) where scope = $1 and date = $2::date',
 );
 
-/** Counter rows are locked in (scope, date) order by everything that holds several: orders and their cancellation. */
+/**
+ * Counter rows are locked in (date, scope) order by everything that holds several: orders, their
+ * cancellation, and a timed ticket (its day's counter, `general`, before its slot's, `general 10:30`).
+ */
 export const bySalesCounter = (a: { scope: string; date: string }, b: { scope: string; date: string }) =>
-  a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.date < b.date ? -1 : a.date > b.date ? 1 : 0;
+  a.date < b.date ? -1 : a.date > b.date ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0;
 
 /**
  * Gives back the tickets held that are not cancelled yet, all or none: none may be checked in, and a visitor
@@ -91,11 +96,13 @@ async function cancelHeld(
   if (events.length > 0) await tx.query(LOCK_EVENTS, [events]);
   await tx.query(CANCEL, [open.map((ticket) => ticket.ticketId)]);
   const seats = new Map<string, { scope: string; date: string; count: number }>();
-  for (const { scope, ticketDate: date } of open) {
-    const key = `${scope} ${date}`;
-    const seat = seats.get(key) ?? { scope, date, count: 0 };
-    seat.count += 1;
-    seats.set(key, seat);
+  for (const { scope: ticketScope, slot, ticketDate: date } of open) {
+    for (const scope of slot ? [ticketScope, slot] : [ticketScope]) {
+      const key = `${scope} ${date}`;
+      const seat = seats.get(key) ?? { scope, date, count: 0 };
+      seat.count += 1;
+      seats.set(key, seat);
+    }
   }
   for (const seat of [...seats.values()].sort(bySalesCounter))
     await tx.query(FREE_SEATS, [seat.scope, seat.date, seat.count]);

@@ -22,17 +22,22 @@ const STATUS = `case when t.checked_in_at is not null then 'used'
 /** The columns of a TicketView but `message`, for `… from ticket t left join special_event e on e.id = t.event_id`. */
 export const TICKET_VIEW_COLUMNS = `t.id as "ticketId", t.ticket_type as "ticketType",
   to_char(t.ticket_date, 'YYYY-MM-DD') as "ticketDate", t.confirmation_code as "confirmationCode",
-  t.event_id as "eventId", e.name as "eventName", ${STATUS} as status, ${rfc3339('t.checked_in_at')} as "checkedInAt"`;
+  t.event_id as "eventId", e.name as "eventName", ${STATUS} as status, ${rfc3339('t.checked_in_at')} as "checkedInAt",
+  t.category, t.price, to_char(t.entry_time, 'HH24:MI') as "entryTime"`;
 
 /** The same as one JSON object (for lists of tickets inside another row), `message` included. */
 export const TICKET_VIEW_JSON = `json_build_object('message', case t.ticket_type
     when 'general' then '${PURCHASE_MESSAGES.general}' else '${PURCHASE_MESSAGES.event}' end,
   'ticketId', t.id, 'ticketType', t.ticket_type, 'ticketDate', to_char(t.ticket_date, 'YYYY-MM-DD'),
   'confirmationCode', t.confirmation_code, 'eventId', t.event_id, 'eventName', e.name, 'status', ${STATUS},
-  'checkedInAt', ${rfc3339('t.checked_in_at')})`;
+  'checkedInAt', ${rfc3339('t.checked_in_at')}, 'category', t.category, 'price', t.price,
+  'entryTime', to_char(t.entry_time, 'HH24:MI'))`;
 
 /** The ticket_sales scope a ticket's seat was counted in. */
 export const SALES_SCOPE = `coalesce(t.event_id::text, '${GENERAL_ADMISSION}')`;
+
+/** A timed ticket's slot counter besides (slotScope in tickets.service.ts), or null. */
+export const SLOT_SCOPE = `'${GENERAL_ADMISSION} ' || to_char(t.entry_time, 'HH24:MI')`;
 
 /** A row of TICKET_VIEW_COLUMNS as the API shows it. */
 export const toTicketView = (row: Omit<TicketView, 'message'>): TicketView => ({

@@ -30,6 +30,15 @@ export const Ticket = defineEntity({
     checkedInAt: p.datetime().nullable(),
     /** When it was given back; its seat was sold again from then on. */
     cancelledAt: p.datetime().nullable(),
+    /**
+     * The visitor category it was sold in and what it cost then, in hundredths of the currency: a later price
+     * change leaves it as it was. No foreign key: a category may leave the price list, its tickets stay.
+     */
+    category: p.string().length(32),
+    price: p.integer(),
+    /** A timed ticket's entry slot, [entryTime, entryEnd) in the museum's time, as it was when sold. */
+    entryTime: p.time(0).nullable(),
+    entryEnd: p.time(0).nullable(),
   },
   // Partial: most tickets are general admission bought alone, and no query looks for a null event or order.
   indexes: [
@@ -47,6 +56,12 @@ export const Ticket = defineEntity({
     { name: 'ticket_order_check', expression: `("order_id" is null) = ("order_position" is null)` },
     // A ticket is used or given back, never both.
     { name: 'ticket_visit_check', expression: `"checked_in_at" is null or "cancelled_at" is null` },
+    { name: 'ticket_price_check', expression: '"price" >= 0' },
+    // Only general admission is timed.
+    {
+      name: 'ticket_entry_check',
+      expression: `("entry_time" is null) = ("entry_end" is null) and ("entry_time" is null or "ticket_type" = 'general')`,
+    },
   ],
 });
 

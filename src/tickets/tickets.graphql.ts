@@ -1,12 +1,55 @@
+import { toAmount } from '../common/money.ts';
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
+import { CATEGORY_DESCRIPTION } from '../prices/prices.graphql.ts';
+import { DEFAULT_CATEGORY } from '../prices/prices.rules.ts';
 import { cancelTicket } from './cancellation.ts';
 import { checkIdempotencyKey } from './idempotency.ts';
+import { countSold } from './sold-metrics.ts';
 import { TICKET_TYPES } from './ticket.entity.ts';
 import { getTicket, TICKET_STATUSES, type TicketView } from './ticket-view.ts';
 import { buyTicketsSchema } from './tickets.rules.ts';
 import { buyTickets, type TicketConfirmation } from './tickets.service.ts';
+
+type TicketFields = PothosSchemaTypes.ObjectFieldBuilder<
+  PothosSchemaTypes.ExtendDefaultTypes<typeof builder.$inferSchemaTypes>,
+  TicketConfirmation
+>;
+
+/** What a ticket cost and when it admits, on a ticket and on a purchase's confirmation alike. */
+const ticketPriceFields = (t: TicketFields) => ({
+  category: t.exposeString('category', { description: 'The visitor category it was sold in.' }),
+  price: t.float({
+    description:
+      'What it cost when it was sold (the currency of the price list); a later price change leaves it as it was.',
+    resolve: (ticket) => toAmount(ticket.price),
+  }),
+  entryTime: t.expose('entryTime', {
+    type: 'LocalTime',
+    nullable: true,
+    description: "A timed ticket's entry slot start; null for an untimed ticket.",
+  }),
+});
+
+type InputFields = PothosSchemaTypes.InputFieldBuilder<
+  PothosSchemaTypes.ExtendDefaultTypes<typeof builder.$inferSchemaTypes>,
+  'InputObject'
+>;
+
+/** What a purchase may add to the reference's fields, for one ticket and for each line of an order. */
+export const visitInputFields = (t: InputFields) => ({
+  category: t.string({
+    required: false,
+    description: `${CATEGORY_DESCRIPTION} Left out: ${DEFAULT_CATEGORY}. Not on the price list: BAD_USER_INPUT.`,
+  }),
+  entryTime: t.field({
+    type: 'LocalTime',
+    required: false,
+    description:
+      "General admission on a day with timed entry: the start of one of the day's entry slots (MuseumDay.entrySlots); required there, refused elsewhere.",
+  }),
+});
 
 // A ticket's kind (`TicketKind`); GraphQL calls it TicketType, as the reference does.
 export const TicketKindEnum = builder.enumType('TicketType', {
@@ -28,6 +71,7 @@ export const MuseumTicketsConfirmationType = builder
       }),
       eventId: t.expose('eventId', { type: 'UUID', nullable: true }),
       eventName: t.exposeString('eventName', { nullable: true }),
+      ...ticketPriceFields(t),
     }),
   });
 
@@ -42,6 +86,7 @@ export const BuyMuseumTicketsInput = builder.inputType('BuyMuseumTicketsInput', 
       required: false,
       description: 'Required for event tickets, forbidden for general.',
     }),
+    ...visitInputFields(t),
   }),
   validate: buyTicketsSchema,
 });
@@ -57,6 +102,7 @@ builder.mutationField('buyMuseumTickets', (t) =>
         today: deps.clock.today(),
         dailyCapacity: deps.config.dailyCapacity,
         idempotencyKey: checkIdempotencyKey(idempotencyKey),
+        sold: countSold(deps),
       };
       return withinArgument('input', () => buyTickets(deps.db.sql, principal!, input, options));
     },
@@ -87,6 +133,7 @@ export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
       nullable: true,
       description: 'When a gate admitted it (checkIn); null until then.',
     }),
+    ...ticketPriceFields(t),
   }),
 });
 

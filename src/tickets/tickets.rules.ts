@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { localTime } from '../hours/hours.rules.ts';
+import { categoryKey } from '../prices/prices.rules.ts';
 import { TICKET_TYPES, type TicketKind } from './ticket.entity.ts';
 
-/** eventId is required for an event ticket and forbidden for a general one. */
+/**
+ * eventId is required for an event ticket and forbidden for a general one; only general admission has an
+ * entry time (whether the day has timed entry is the sale's to check).
+ */
 export function eventIdRule(
-  input: { ticketType: TicketKind; eventId?: string | null },
+  input: { ticketType: TicketKind; eventId?: string | null; entryTime?: string | null },
   ctx: z.RefinementCtx,
 ): void {
   if (input.ticketType === 'event' && !input.eventId) {
@@ -13,7 +18,20 @@ export function eventIdRule(
   if (input.ticketType === 'general' && input.eventId) {
     ctx.addIssue({ code: 'custom', path: ['eventId'], message: 'must not be given for a general ticket' });
   }
+  if (input.ticketType === 'event' && input.entryTime) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['entryTime'],
+      message: 'must not be given for an event ticket (entry slots are for general admission)',
+    });
+  }
 }
+
+/** What a purchase may add to the reference's fields: the visitor category and a timed ticket's entry time. */
+export const visitFields = {
+  category: categoryKey.nullish(),
+  entryTime: localTime.nullish(),
+};
 
 /**
  * eventIdRule in JSON Schema, for the OpenAPI document. (`additionalProperties: true` changes nothing here;
@@ -32,6 +50,7 @@ export const buyTicketsSchema = z
     ticketDate: z.iso.date('must be a calendar date YYYY-MM-DD that exists'),
     email: z.string().max(254, 'must be at most 254 characters'),
     eventId: z.uuid('must be a UUID').nullish(),
+    ...visitFields,
   })
   .superRefine(eventIdRule)
   .meta(EVENT_ID_RULE_JSON_SCHEMA);

@@ -14,15 +14,21 @@ export interface OutboxEvent {
   eventId: string;
   capacity: number | null;
   version: number;
+  ownPrices?: unknown[] | null;
 }
 
 /**
  * The webhook body: the event exactly as `GET /special-events/{eventId}` answers it (REST leaves out a
- * capacity that is null, and the version, which is its ETag there).
+ * capacity that is null, answers the categories' own prices as `prices` when there are some, and leaves out
+ * the version, which is its ETag there).
  */
 function eventMessage(event: OutboxEvent): string {
-  const { version: _version, capacity, ...fields } = event;
-  return JSON.stringify(capacity === null ? fields : { ...fields, capacity });
+  const { version: _version, capacity, ownPrices, ...fields } = event;
+  return JSON.stringify({
+    ...fields,
+    ...(capacity === null ? {} : { capacity }),
+    ...(ownPrices ? { prices: ownPrices } : {}),
+  });
 }
 
 /**

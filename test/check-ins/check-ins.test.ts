@@ -50,6 +50,8 @@ describe('POST /check-ins', () => {
     expect(response.headers.get('location')).toBe(`/tickets/${ticket.ticketId}`);
     expect(response.body).toEqual({
       ...ticket,
+      category: 'adult',
+      price: 20,
       status: 'used',
       checkedInAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });

@@ -51,6 +51,9 @@ describe('POST /orders', () => {
       orderId,
       email: 'family@example.com',
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      // What it cost (issue 36): two adult general tickets at 20, two adult event tickets at the event's 30.
+      total: 100,
+      currency: 'EUR',
       tickets: [
         ...[0, 1].map((i) => ({
           message: 'Museum general entry ticket purchased',
@@ -58,6 +61,8 @@ describe('POST /orders', () => {
           ticketType: 'general',
           ticketDate: day,
           confirmationCode: tickets[i].confirmationCode,
+          category: 'adult',
+          price: 20,
           status: 'valid',
         })),
         ...[2, 3].map((i) => ({
@@ -68,6 +73,8 @@ describe('POST /orders', () => {
           confirmationCode: tickets[i].confirmationCode,
           eventId: event.eventId,
           eventName: event.name,
+          category: 'adult',
+          price: 30,
           status: 'valid',
         })),
       ],

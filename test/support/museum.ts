@@ -7,7 +7,7 @@ import pg from 'pg';
 import { Account } from '../../src/accounts/account.entity.ts';
 import { hashPassword } from '../../src/accounts/passwords.ts';
 import { type Museum, openMuseum } from '../../src/app.ts';
-import { addDays, isoWeekday } from '../../src/common/dates.ts';
+import { addDays, type Clock, isoWeekday } from '../../src/common/dates.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 
@@ -110,7 +110,11 @@ export async function createPostgresDatabase(
  */
 export async function startMuseum(
   env: Record<string, string> = {},
-  options: { logger?: Logger; envFor?: (databaseName: string) => Record<string, string> } = {},
+  options: {
+    logger?: Logger;
+    envFor?: (databaseName: string) => Record<string, string>;
+    clock?: Clock;
+  } = {},
 ): Promise<TestMuseum> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   const database = adminUrl ? await createPostgresDatabase(adminUrl) : undefined;
@@ -123,7 +127,10 @@ export async function startMuseum(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const museum = await openMuseum(config, { logger: options.logger ?? createLogger(config.logLevel) });
+  const museum = await openMuseum(config, {
+    logger: options.logger ?? createLogger(config.logLevel),
+    clock: options.clock,
+  });
   const em = museum.deps.db.fork();
   for (const account of [VISITOR, OTHER_VISITOR]) {
     em.create(Account, {

@@ -1,6 +1,7 @@
 // The one setup of a test file (or of a describe block): its own museum, opened before the first test and
 // closed after the last.
 import { afterAll, beforeAll } from 'vitest';
+import type { Clock } from '../../src/common/dates.ts';
 import type { Logger } from '../../src/logger.ts';
 import { startMuseum, type TestMuseum } from './museum.ts';
 
@@ -9,7 +10,10 @@ import { startMuseum, type TestMuseum } from './museum.ts';
  * so that tests and later hooks use it as the museum itself. Hooks run in reverse on the way out, so a
  * server a later `beforeAll` starts on it is stopped before the museum closes.
  */
-export function useMuseum(env: Record<string, string> = {}, options: { logger?: Logger } = {}): TestMuseum {
+export function useMuseum(
+  env: Record<string, string> = {},
+  options: { logger?: Logger; clock?: Clock } = {},
+): TestMuseum {
   let museum: TestMuseum | undefined;
   beforeAll(async () => {
     museum = await startMuseum(env, options);
