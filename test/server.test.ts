@@ -224,6 +224,7 @@ describe('bad configuration', () => {
     [{ PORT: 'eighty' }, 'PORT'],
     [{ DATABASE_URL: 'mysql://localhost/museum' }, 'DATABASE_URL'],
     [{ MUSEUM_TIMEZONE: 'Atlantis/Capital' }, 'MUSEUM_TIMEZONE'],
+    [{ MUSEUM_CURRENCY: 'Euro' }, 'MUSEUM_CURRENCY'],
   ])('%o stops start-up with one line naming %s', async (env, variable) => {
     const child = spawn(process.execPath, serverArgs, {
       env: { PATH: process.env.PATH, ...serverEnv, ...env },

@@ -195,6 +195,8 @@ describe('configuration', () => {
   it('defaults to the embedded database on port 4000 of 127.0.0.1', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({ port: 4000, host: '127.0.0.1', timeZone: 'UTC', seedDemoEvents: true });
+    expect(config).toMatchObject({ currency: 'EUR', entryGraceMinutes: 15 });
+    expect(loadConfig({ MUSEUM_CURRENCY: 'GBP' }).currency).toBe('GBP');
     expect(config.database).toEqual({ kind: 'embedded', dataDir: './.data' });
     expect(loadConfig({ DATABASE_URL: 'memory://' }).database).toEqual({ kind: 'embedded', dataDir: null });
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).seedDemoEvents).toBe(false);
@@ -209,6 +211,13 @@ describe('configuration', () => {
     [{ MUSEUM_ADMIN_PASSWORD: 'long-enough' }, 'MUSEUM_ADMIN_USER'],
     [{ MUSEUM_ADMIN_USER: 'boss', MUSEUM_ADMIN_PASSWORD: 'short' }, 'MUSEUM_ADMIN_PASSWORD'],
     [{ MUSEUM_DAILY_CAPACITY: '0' }, 'MUSEUM_DAILY_CAPACITY'],
+    [{ MUSEUM_CURRENCY: 'eur' }, 'MUSEUM_CURRENCY'],
+    [{ MUSEUM_CURRENCY: 'XYZ' }, 'MUSEUM_CURRENCY'],
+    // Whole yen and thousandths of a dinar: amounts the API's "at most 2 decimals" does not describe.
+    [{ MUSEUM_CURRENCY: 'JPY' }, 'MUSEUM_CURRENCY'],
+    [{ MUSEUM_CURRENCY: 'KWD' }, 'MUSEUM_CURRENCY'],
+    [{ MUSEUM_ENTRY_GRACE_MINUTES: '-5' }, 'MUSEUM_ENTRY_GRACE_MINUTES'],
+    [{ MUSEUM_ENTRY_GRACE_MINUTES: '241' }, 'MUSEUM_ENTRY_GRACE_MINUTES'],
   ])('rejects %o with one line naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
   });

@@ -88,6 +88,10 @@ describe('setting timed entry', () => {
     const tooLong = await setDaySlots({ date: special, minutes: 90, capacity: 5 });
     expect(graphqlPaths(tooLong.body)).toEqual(['input.minutes']);
     expect(tooLong.body.errors[0].message).toContain('10:00–11:00');
+    // Nothing was written: the museum's slots still apply to that day.
+    expect(await slotsOn(special)).toEqual([
+      { startTime: '10:00', endTime: '11:00', capacity: 3, remaining: 3 },
+    ]);
   });
 
   it.each([
@@ -210,6 +214,8 @@ describe('the door knows the time', () => {
       expect(bought.status, bought.text).toBe(201);
       codes.push(bought.body.confirmationCode);
     }
+    // Slots changed after the sale: each ticket keeps the slot it was sold for (10:00–11:00).
+    await setDaySlots({ date: today, minutes: 30, capacity: 20 });
     const scan = (code: string) =>
       museum.rest('POST', '/check-ins', { as: 'gate', body: { confirmationCode: code } });
 
