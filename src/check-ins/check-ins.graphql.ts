@@ -6,8 +6,7 @@ import { checkInSchema } from './check-ins.rules.ts';
 import { checkInAtGate, type ScanTime } from './check-ins.service.ts';
 
 const scanTime = ({ clock, config }: AppDeps): ScanTime => ({
-  today: clock.today(),
-  minuteOfDay: clock.minuteOfDay(),
+  ...clock.now(),
   graceMinutes: config.entryGraceMinutes,
 });
 

@@ -1,4 +1,5 @@
 import type { Principal } from '../accounts/authenticator.ts';
+import type { MuseumTime } from '../common/dates.ts';
 import { DomainError, type ErrorKind } from '../common/errors.ts';
 import { type Queryable, rfc3339, statement } from '../db/sql.ts';
 import { minutesOf, timeOf } from '../hours/entry-slots.rules.ts';
@@ -38,10 +39,8 @@ const TICKET_BY_CODE = statement(
    from ticket t left join special_event e on e.id = t.event_id where t.confirmation_code = $1`,
 );
 
-/** When a scan happens: the museum's date and minute of the day, and the grace around a timed ticket's slot. */
-export interface ScanTime {
-  today: string;
-  minuteOfDay: number;
+/** When a scan happens (the museum's date and minute of the day), and the grace around a timed ticket's slot. */
+export interface ScanTime extends MuseumTime {
   graceMinutes: number;
 }
 

@@ -134,8 +134,13 @@ export function isoWeekday(date: string): number {
 export interface Clock {
   /** Today's calendar date in the museum's time zone. */
   today(): string;
-  /** The time of day in the museum's time zone, in minutes since midnight (0 to 1439). */
-  minuteOfDay(): number;
+  /** Today and the time of day (minutes since midnight, 0 to 1439) in the museum's time zone, read together. */
+  now(): MuseumTime;
+}
+
+export interface MuseumTime {
+  today: string;
+  minuteOfDay: number;
 }
 
 export function museumClock(timeZone: string): Clock {
@@ -170,9 +175,9 @@ export function museumClock(timeZone: string): Clock {
       read();
       return date;
     },
-    minuteOfDay: () => {
+    now: () => {
       read();
-      return minuteOfDay;
+      return { today: date, minuteOfDay };
     },
   };
 }

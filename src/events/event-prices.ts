@@ -1,4 +1,5 @@
 // What each visitor category pays for an event (src/prices holds the price list itself).
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalid } from '../common/errors.ts';
 import { toMinorUnits } from '../common/money.ts';
@@ -8,23 +9,23 @@ import { PriceCategory } from '../prices/price-category.entity.ts';
 import type { EventPriceInput } from '../prices/prices.rules.ts';
 import { EventPrice, type SpecialEvent } from './event.entity.ts';
 
-/** What one category pays for an event: an amount as clients read it (as the event's own `price`). */
+/** What one category pays for an event, in hundredths of the currency. */
 export interface EventPriceView {
   category: string;
   price: number;
 }
 
-// Prices as JSON values: exact decimals, parsed into the amounts clients read.
-
 /** Every category of the list with what it pays for event `e`: its own price for it, or the event's. */
 const EVENT_PRICES_COLUMN = (e: string) => `(select json_agg(json_build_object('category', c.category,
-    'price', coalesce(p.price / 100.0, ${e}.price)) order by c.position)
+    'price', coalesce(p.price, round(${e}.price * 100)::int)) order by c.position)
   from price_category c left join special_event_price p on p.event_id = ${e}.id and p.category = c.category)`;
 
-/** The categories given a price of their own for event `e`, in the list's order; null when none was. */
+/**
+ * The categories given a price of their own for event `e`, by category (the primary key's order: no sort, no
+ * join, as one event's read is a hot path); null when none was.
+ */
 export const OWN_PRICES_COLUMN = (e: string) => `(select json_agg(json_build_object('category', p.category,
-    'price', p.price / 100.0) order by c.position)
-  from special_event_price p join price_category c on c.category = p.category where p.event_id = ${e}.id)`;
+    'price', p.price)) from special_event_price p where p.event_id = ${e}.id)`;
 
 const EVENT_PRICES = statement(
   'event_prices',
@@ -73,7 +74,12 @@ export async function addEventPrices(
   event: SpecialEvent,
   prices: EventPriceInput[],
 ): Promise<void> {
-  const known = await tx.find(PriceCategory, {}, { fields: ['category'], orderBy: { position: 'asc' } });
+  // Shared locks: a price list that would remove one of them waits for this change, or this for it.
+  const known = await tx.find(
+    PriceCategory,
+    {},
+    { fields: ['category'], orderBy: { position: 'asc' }, lockMode: LockMode.PESSIMISTIC_READ },
+  );
   const keys = known.map((row) => row.category);
   const unknown = prices.flatMap((entry, index) =>
     keys.includes(entry.category)

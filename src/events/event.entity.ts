@@ -28,7 +28,7 @@ export type SpecialEvent = InferEntity<typeof SpecialEvent>;
 
 /**
  * What one visitor category pays for an event where it differs from the event's `price`, in hundredths of the
- * currency. A category taken off the price list takes its event prices with it.
+ * currency. A category that listed events still price cannot leave the price list (src/prices).
  */
 export const EventPrice = defineEntity({
   name: 'EventPrice',
@@ -36,7 +36,12 @@ export const EventPrice = defineEntity({
   properties: {
     event: () => p.manyToOne(SpecialEvent).primary().deleteRule('cascade'),
     category: () =>
-      p.manyToOne(PriceCategory).primary().joinColumn('category').deleteRule('cascade').updateRule('cascade'),
+      p
+        .manyToOne(PriceCategory)
+        .primary()
+        .joinColumn('category')
+        .deleteRule('no action')
+        .updateRule('no action'),
     price: p.integer(),
   },
   checks: [{ name: 'special_event_price_price_check', expression: '(price >= 0) AND (price <= 100000000)' }],

@@ -1,5 +1,5 @@
 import { versionTag } from '../common/entity-tags.ts';
-import { MAX_PRICE } from '../common/money.ts';
+import { MAX_PRICE, toAmount } from '../common/money.ts';
 import { pageOf } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
 import { operationSelects, selects } from '../graphql/look-ahead.ts';
@@ -21,8 +21,9 @@ const EventPriceType = builder.objectRef<EventPriceView>('EventPrice').implement
   description: 'What one visitor category pays for an event.',
   fields: (t) => ({
     category: t.exposeString('category', { description: CATEGORY_DESCRIPTION }),
-    price: t.exposeFloat('price', {
+    price: t.float({
       description: 'Price of a ticket in this category, in the currency of the price list.',
+      resolve: (entry) => toAmount(entry.price),
     }),
   }),
 });
@@ -72,7 +73,7 @@ export const SpecialEventType = builder.objectRef<EventView>('SpecialEvent').imp
       nullable: true,
       extensions: { listSize: TYPICAL_CATEGORIES },
       description:
-        'The categories given a price of their own for this event (`prices` as last set), in the order of the price list; null when every category pays price. REST answers it as `prices`.',
+        'The categories given a price of their own for this event (`prices` as last set), by category; null when every category pays price. REST answers it as `prices`, as it was sent.',
       resolve: (event, _args, { deps, shared }) =>
         event.ownPrices !== undefined ? event.ownPrices : loadOwnPrices(deps.db.sql, shared, event.eventId),
     }),

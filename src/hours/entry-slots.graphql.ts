@@ -36,7 +36,7 @@ const EntrySlotType = builder.objectRef<EntrySlot>('EntrySlot').implement({
     }),
     capacity: t.exposeInt('capacity', { description: 'Tickets the slot sells.' }),
     remaining: t.exposeInt('remaining', {
-      description: 'Tickets it has left, exact at the time of reading.',
+      description: 'Tickets it has left, as the sales so far leave it.',
     }),
   }),
 });

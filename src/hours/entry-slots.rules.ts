@@ -59,6 +59,13 @@ export const dayEntrySlotsSchema = z
           ctx.addIssue({ code: 'custom', path: [key], message: 'must not be given when regular is true' });
       return;
     }
+    if (day.minutes === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['minutes'],
+        message:
+          "is required: the length of the date's slots, null for none that day, or regular: true instead",
+      });
     checkSlotFields(day, ctx);
   });
 

@@ -26,7 +26,8 @@ export const saleDocs: Record<string, RouteDocs> = {
   setPriceList: {
     summary: 'Replace the price list',
     description:
-      'Staff only. The whole new list: 1 to 20 categories (`category`: lowercase letters, digits and `-`, each once; `adult` among them, the category of a purchase that names none), each with a `name` and the price of its `generalAdmission` (0 to 1 000 000, at most 2 decimals). Tickets sold keep the category and price they were sold at; a category left out also loses the event prices it had. Answers the new list.',
+      "Staff only. The whole new list: 1 to 20 categories (`category`: lowercase letters, digits and `-`, each once; `adult` among them, the category of a purchase that names none), each with a `name` and the price of its `generalAdmission` (0 to 1 000 000, at most 2 decimals). Tickets sold keep the category and price they were sold at. A category that an event still gives a price of its own cannot be left out (409 naming `categories`): change that event's `prices` first. Answers the new list.",
+    problems: ['conflict'],
     tags: ['Prices'],
     responseSchema: 'PriceList',
     examples: {

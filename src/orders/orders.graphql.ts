@@ -6,8 +6,7 @@ import { builder } from '../graphql/builder.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs } from '../graphql/pagination.ts';
 import { cancelOrderTickets } from '../tickets/cancellation.ts';
-import { checkIdempotencyKey } from '../tickets/idempotency.ts';
-import { countSold } from '../tickets/sold-metrics.ts';
+import { purchaseOptions } from '../tickets/purchase-options.ts';
 import { TicketKindEnum, TicketType, visitInputFields } from '../tickets/tickets.graphql.ts';
 import { MAX_ORDER_LINES, MAX_ORDER_TICKETS, placeOrderSchema } from './orders.rules.ts';
 import { getOrder, listOrders, type OrderView, placeOrder } from './orders.service.ts';
@@ -69,12 +68,7 @@ builder.mutationFields((t) => ({
     authScopes: { visitor: true },
     args: { input: t.arg({ type: PlaceOrderInput }) },
     resolve: (_root, { input }, { deps, principal, idempotencyKey }) => {
-      const options = {
-        today: deps.clock.today(),
-        dailyCapacity: deps.config.dailyCapacity,
-        idempotencyKey: checkIdempotencyKey(idempotencyKey),
-        sold: countSold(deps),
-      };
+      const options = purchaseOptions(deps, idempotencyKey);
       return withinArgument('input', () => placeOrder(deps.db.sql, principal!, input, options));
     },
   }),

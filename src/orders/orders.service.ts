@@ -70,8 +70,7 @@ function locatedAt(line: number, error: unknown): unknown {
  * the past) and takes its seat in one transaction, so the order is sold whole or not at all; a line that is
  * sold out makes it a conflict naming the line (its entry time, for a full slot). Seats are taken in the order
  * of their counters, as cancelling an order frees them, so concurrent orders wait for each other rather than
- * deadlock. With an idempotency key, the first
- * answer for (buyer, key) is replayed instead, as for one ticket.
+ * deadlock. With an idempotency key, the first answer for (buyer, key) is replayed instead, as for one ticket.
  */
 export async function placeOrder(
   sql: Sql,
@@ -79,7 +78,7 @@ export async function placeOrder(
   input: PlaceOrderInput,
   options: PurchaseOptions,
 ): Promise<OrderView> {
-  const { today, idempotencyKey, dailyCapacity } = options;
+  const { today, idempotencyKey } = options;
   const past = input.lines.flatMap((line, i) =>
     line.ticketDate < today
       ? [{ path: `lines[${i}].ticketDate`, message: `must be today (${today}) or later` }]
@@ -113,7 +112,7 @@ export async function placeOrder(
       const line: OrderLine = input.lines[seat.line]!;
       const purchase = { ...line, email: input.email };
       try {
-        const confirmation = await sellTicket(tx, buyer, purchase, dailyCapacity, {
+        const confirmation = await sellTicket(tx, buyer, purchase, options, {
           orderId,
           position: seat.position,
         });

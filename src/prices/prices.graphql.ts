@@ -1,4 +1,5 @@
 import { MAX_PRICE, toAmount } from '../common/money.ts';
+import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
 import { DEFAULT_CATEGORY, MAX_CATEGORIES, type PriceListInput, priceListSchema } from './prices.rules.ts';
 import { type PriceCategoryView, readPriceList, setPriceList } from './prices.service.ts';
@@ -66,13 +67,13 @@ builder.mutationField('setPriceList', (t) =>
   t.field({
     type: PriceListType,
     description:
-      'Replaces the price list (staff only; REST: PUT /prices). Tickets sold keep the category and price they were sold at; a category left out also loses the event prices it had.',
+      'Replaces the price list (staff only; REST: PUT /prices). Tickets sold keep the category and price they were sold at. A category that an event still gives a price of its own cannot be left out (CONFLICT naming input.categories): change the event first.',
     authScopes: { staff: true },
     args: { input: t.arg({ type: SetPriceListInput }) },
     // The validation plugin has checked input against priceListSchema.
     resolve: async (_root, { input }, { deps }) => ({
       currency: deps.config.currency,
-      categories: await setPriceList(deps.db.sql, input as PriceListInput),
+      categories: await withinArgument('input', () => setPriceList(deps.db.sql, input as PriceListInput)),
     }),
   }),
 );

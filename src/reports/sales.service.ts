@@ -1,5 +1,6 @@
 import { type Queryable, statement } from '../db/sql.ts';
 import type { TicketKind } from '../tickets/ticket.entity.ts';
+import { CANCELLED } from '../tickets/ticket-view.ts';
 import type { SalesReportArgs } from './sales.rules.ts';
 
 /** One row of the sales report: the tickets of one visit date, ticket type, event and visitor category. */
@@ -18,10 +19,8 @@ export interface SalesRow {
   revenue: number;
 }
 
-// A ticket is cancelled as its status says (src/tickets/ticket-view.ts): given back, or of a deleted event
-// and not used. Revenue is summed as an exact integer (bigint arrives as text). Read on the primary, never a
-// replica: the report is what the tickets say now.
-const CANCELLED = '(t.cancelled_at is not null or (e.deleted_at is not null and t.checked_in_at is null))';
+// A ticket is cancelled as its status says (CANCELLED). Revenue is summed as an exact integer (bigint arrives
+// as text). Read on the primary, never a replica: the report is what the tickets say now.
 const SALES = statement(
   'sales_report',
   `select to_char(t.ticket_date, 'YYYY-MM-DD') as date, t.ticket_type as "ticketType", t.event_id as "eventId",
@@ -32,7 +31,7 @@ const SALES = statement(
    from ticket t left join special_event e on e.id = t.event_id
    where t.ticket_date between $1::date and $2::date
    group by t.ticket_date, t.ticket_type, t.event_id, t.category
-   order by t.ticket_date, t.ticket_type desc, min(e.name), t.event_id, t.category`,
+   order by t.ticket_date, t.ticket_type = 'general' desc, min(e.name), t.event_id, t.category`,
 );
 
 /** What was sold per visit date, ticket type, event and category in [startDate, endDate]: general first. */

@@ -19,6 +19,9 @@ export interface TicketView extends TicketConfirmation {
 const STATUS = `case when t.checked_in_at is not null then 'used'
   when t.cancelled_at is not null or e.deleted_at is not null then 'cancelled' else 'valid' end`;
 
+/** Whether a ticket's status is `cancelled` (STATUS), for counts: given back, or of a deleted event and not used. */
+export const CANCELLED = `(t.checked_in_at is null and (t.cancelled_at is not null or e.deleted_at is not null))`;
+
 /** The columns of a TicketView but `message`, for `… from ticket t left join special_event e on e.id = t.event_id`. */
 export const TICKET_VIEW_COLUMNS = `t.id as "ticketId", t.ticket_type as "ticketType",
   to_char(t.ticket_date, 'YYYY-MM-DD') as "ticketDate", t.confirmation_code as "confirmationCode",

@@ -5,8 +5,7 @@ import { globalId, NodeInterface } from '../graphql/node.ts';
 import { CATEGORY_DESCRIPTION } from '../prices/prices.graphql.ts';
 import { DEFAULT_CATEGORY } from '../prices/prices.rules.ts';
 import { cancelTicket } from './cancellation.ts';
-import { checkIdempotencyKey } from './idempotency.ts';
-import { countSold } from './sold-metrics.ts';
+import { purchaseOptions } from './purchase-options.ts';
 import { TICKET_TYPES } from './ticket.entity.ts';
 import { getTicket, TICKET_STATUSES, type TicketView } from './ticket-view.ts';
 import { buyTicketsSchema } from './tickets.rules.ts';
@@ -98,12 +97,7 @@ builder.mutationField('buyMuseumTickets', (t) =>
     authScopes: { visitor: true },
     args: { input: t.arg({ type: BuyMuseumTicketsInput }) },
     resolve: (_root, { input }, { deps, principal, idempotencyKey }) => {
-      const options = {
-        today: deps.clock.today(),
-        dailyCapacity: deps.config.dailyCapacity,
-        idempotencyKey: checkIdempotencyKey(idempotencyKey),
-        sold: countSold(deps),
-      };
+      const options = purchaseOptions(deps, idempotencyKey);
       return withinArgument('input', () => buyTickets(deps.db.sql, principal!, input, options));
     },
   }),

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Principal } from '../accounts/authenticator.ts';
+import type { MuseumTime } from '../common/dates.ts';
 import { conflict, DomainError, invalidField, notFound } from '../common/errors.ts';
 import { type Queryable, type Sql, statement } from '../db/sql.ts';
-import { slotsOf } from '../hours/entry-slots.rules.ts';
+import { minutesOf, slotsOf } from '../hours/entry-slots.rules.ts';
 import { DEFAULT_CATEGORY } from '../prices/prices.rules.ts';
 import { claimOrReplay, requestHash, storeAnswer } from './idempotency.ts';
 import type { TicketKind } from './ticket.entity.ts';
@@ -27,10 +28,15 @@ export interface TicketConfirmation {
 
 const CODE_ATTEMPTS = 5;
 
-export interface PurchaseOptions {
-  today: string;
+/** What a sale is checked against: now in the museum, the daily capacity and the door's grace. */
+export interface SaleRules extends MuseumTime {
   /** General admission tickets per day; null is unlimited. */
   dailyCapacity: number | null;
+  /** A timed ticket is sold until its slot's end and this grace have passed (as the door admits it). */
+  entryGraceMinutes: number;
+}
+
+export interface PurchaseOptions extends SaleRules {
   idempotencyKey: string | null;
   /** Told of each ticket sold once its sale has committed (not of a replayed answer): the metrics. */
   sold?: (ticket: TicketConfirmation) => void;
@@ -54,7 +60,7 @@ export async function buyTickets(
   for (let attempt = 1; ; attempt++) {
     try {
       if (!idempotencyKey) {
-        const confirmation = await sellTicket(sql, buyer, input, options.dailyCapacity);
+        const confirmation = await sellTicket(sql, buyer, input, options);
         options.sold?.(confirmation);
         return confirmation;
       }
@@ -66,7 +72,7 @@ export async function buyTickets(
           requestHash(input),
         );
         if (stored) return { confirmation: stored.replay, replayed: true };
-        const confirmation = await sellTicket(tx, buyer, input, options.dailyCapacity);
+        const confirmation = await sellTicket(tx, buyer, input, options);
         await storeAnswer(tx, buyer.id, idempotencyKey, confirmation);
         return { confirmation, replayed: false };
       });
@@ -111,7 +117,7 @@ const GENERAL_FACTS = statement(
 // The general admission price of category $8, on a day the museum is open without timed entry: no row, no sale.
 const SELLS_UNTIMED = `from price_category c where c.category = $8::text and ${openOn()} and not ${timedOn()}`;
 
-// Counters of ticket_sales are kept only while a capacity applies; a missing one starts from the tickets
+// Counters of ticket_sales are kept only while a capacity applies (an entry slot always has one); a missing one starts from the tickets
 // already sold and not cancelled (sales made while there was no capacity). `sold` below is that start when
 // the row is missing. A cancellation gives its seat back to the counter (src/tickets/cancellation.ts).
 const sellingFrom = (scope: string, ticketsSold: string, date = '$3::date') => `(
@@ -261,7 +267,7 @@ interface Sale {
   category: string;
   /** The ticket's columns up to its category ($1 … $8), as every statement above takes them. */
   values: unknown[];
-  dailyCapacity: number | null;
+  rules: SaleRules;
   confirmation: TicketConfirmation;
 }
 
@@ -281,10 +287,11 @@ export async function sellTicket(
   sql: Queryable,
   buyer: Principal,
   input: BuyTicketsInput,
-  dailyCapacity: number | null,
+  rules: SaleRules,
   place: OrderPlace | null = null,
 ): Promise<TicketConfirmation> {
   const { ticketType, ticketDate } = input;
+  const { dailyCapacity } = rules;
   const category = input.category ?? DEFAULT_CATEGORY;
   const confirmation: TicketConfirmation = {
     message: PURCHASE_MESSAGES[ticketType],
@@ -308,7 +315,7 @@ export async function sellTicket(
     place?.position ?? null,
     category,
   ];
-  const sale: Sale = { sql, input, category, values, dailyCapacity, confirmation };
+  const sale: Sale = { sql, input, category, values, rules, confirmation };
   if (ticketType === 'event') return sellEventTicket(sale);
   // A ticket that names an entry time is for a timed day, or refused there.
   if (input.entryTime) return sellTimed(sale);
@@ -339,7 +346,8 @@ const inTransaction = <T>(sql: Queryable, work: (tx: Queryable) => Promise<T>): 
  * counters in (src/tickets/cancellation.ts), so that concurrent buyers wait for each other, never deadlock.
  */
 function sellTimed(sale: Sale): Promise<TicketConfirmation> {
-  const { input, values, dailyCapacity, confirmation, category } = sale;
+  const { input, values, rules, confirmation, category } = sale;
+  const { dailyCapacity } = rules;
   const date = input.ticketDate;
   return inTransaction(sale.sql, async (tx) => {
     const [facts] = await tx.query<TimedFacts>(TIMED_FACTS, [date, category]);
@@ -351,10 +359,13 @@ function sellTimed(sale: Sale): Promise<TicketConfirmation> {
     const slots = slotsOf(timeOpen, timeClose, minutes);
     const starts = slots.map((slot) => slot.startTime);
     const slot = slots.find((candidate) => candidate.startTime === input.entryTime);
-    if (!slot) {
-      const rule = `must be the start of one of the entry slots of ${date} (${starts.join(', ')})`;
-      throw invalidField('entryTime', input.entryTime ? rule : `is required on ${date}: it ${rule.slice(5)}`);
-    }
+    const slotsOfDay = `the entry slots of ${date} start at ${starts.join(', ')}`;
+    if (!input.entryTime) throw invalidField('entryTime', `is required: ${slotsOfDay}`);
+    if (!slot) throw invalidField('entryTime', `must be the start of an entry slot: ${slotsOfDay}`);
+    // As the door sees it: a slot whose end and grace have passed admits no one any more.
+    const over = minutesOf(slot.endTime) + rules.entryGraceMinutes;
+    if (date === rules.today && rules.minuteOfDay > over)
+      throw invalidField('entryTime', `the entry slot ${slot.startTime}–${slot.endTime} is over`);
     if (dailyCapacity !== null) {
       const [seat] = await tx.query(TAKE_DAY_SEAT, [date, dailyCapacity]);
       if (!seat) throw conflict(`General admission on ${date} is sold out (capacity ${dailyCapacity})`);

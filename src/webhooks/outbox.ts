@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { toAmount } from '../common/money.ts';
 
 // The outbox of event changes: what the transaction that creates or changes an event leaves behind for the
 // webhook worker (a message per subscription) and for every instance (an announcement). The events service
@@ -14,7 +15,8 @@ export interface OutboxEvent {
   eventId: string;
   capacity: number | null;
   version: number;
-  ownPrices?: unknown[] | null;
+  /** Hundredths of the currency, as the services keep them. */
+  ownPrices?: { category: string; price: number }[] | null;
 }
 
 /**
@@ -27,7 +29,9 @@ function eventMessage(event: OutboxEvent): string {
   return JSON.stringify({
     ...fields,
     ...(capacity === null ? {} : { capacity }),
-    ...(ownPrices ? { prices: ownPrices } : {}),
+    ...(ownPrices
+      ? { prices: ownPrices.map(({ category, price }) => ({ category, price: toAmount(price) })) }
+      : {}),
   });
 }
 

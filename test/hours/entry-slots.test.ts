@@ -111,6 +111,11 @@ describe('setting timed entry', () => {
     });
   });
 
+  it('a date given neither minutes nor regular is refused, naming minutes', async () => {
+    const refused = await setDaySlots({ date: upcomingOpenDay(2) });
+    expect(graphqlPaths(refused.body)).toEqual(['input.minutes']);
+  });
+
   it('only staff set slots (403 for a visitor and a gate, 401 without credentials); every account reads them', async () => {
     for (const as of ['visitor', 'gate'] as const) {
       expect((await setSlots({ minutes: null }, as)).body.errors[0].extensions.code).toBe('FORBIDDEN');
@@ -201,6 +206,29 @@ describe('buying timed tickets', () => {
     expect((await slotsOn(friday))[3]).toMatchObject({ startTime: '14:30', remaining: 3 });
     const missing = await museum.rest('POST', '/orders', { body: order(general(friday)) });
     expectValidation(missing, 'lines[0].entryTime');
+    expectValidation(
+      await museum.rest('POST', '/orders', { body: order({ ...general(friday), entryTime: '13:05' }) }),
+      'lines[0].entryTime',
+    );
+    // Cancelling the order gives its three seats of 13:00 back.
+    expect((await museum.rest('DELETE', `/orders/${family.body.orderId}`)).status).toBe(204);
+    expect((await slotsOn(friday))[2]).toMatchObject({ startTime: '13:00', remaining: 3 });
+
+    // The same over GraphQL: placeOrder and buyMuseumTickets name entryTime, and Ticket answers it.
+    const placed = await museum.graphql(
+      `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { total currency tickets { entryTime category price } } }`,
+      { input: order({ ...general(friday), entryTime: '13:00', category: 'reduced' }) },
+    );
+    expect(placed.body.data.placeOrder).toEqual({
+      total: 14,
+      currency: 'EUR',
+      tickets: [{ entryTime: '13:00', category: 'reduced', price: 14 }],
+    });
+    const single = await museum.graphql(
+      `mutation($input: BuyMuseumTicketsInput!) { buyMuseumTickets(input: $input) { ticketId entryTime } }`,
+      { input: { ticketType: 'general', ticketDate: friday, email: 'todd@example.com', entryTime: '13:15' } },
+    );
+    expect(graphqlPaths(single.body)).toEqual(['input.entryTime']);
   });
 });
 
@@ -208,6 +236,7 @@ describe('the door knows the time', () => {
   it(`admits a timed ticket from 15 minutes before its slot until 15 after; refuses too early or too late and changes nothing`, async () => {
     const today = await openToday(museum);
     await setDaySlots({ date: today, minutes: 60, capacity: 20 });
+    clock.set('08:00');
     const codes: string[] = [];
     for (let i = 0; i < 4; i++) {
       const bought = await buy({ ticketDate: today, entryTime: '10:00' });
@@ -246,12 +275,29 @@ describe('the door knows the time', () => {
       );
     expect(row!.used).toBe(0);
 
+    // Today's 10:00 slot (of 30 minutes now) cannot be sold once its end and the grace passed: as late as the
+    // door would admit.
+    clock.set('10:45');
+    expect((await buy({ ticketDate: today, entryTime: '10:00' })).status).toBe(201);
+    clock.set('10:46');
+    const over = await buy({ ticketDate: today, entryTime: '10:00' });
+    expectValidation(over, 'entryTime');
+    expect(over.body.detail).toBe('entryTime: the entry slot 10:00–10:30 is over');
+
     // An untimed ticket (a day without slots) admits all day.
     await setDaySlots({ date: today, minutes: null });
     const untimed = await buy({ ticketDate: today });
     clock.set('23:50');
     expect((await scan(untimed.body.confirmationCode)).status).toBe(201);
     clock.set('12:00');
+
+    // Switched off for the museum, no day has slots: general tickets need no entry time.
+    expect((await setSlots({ minutes: null })).body.data.setEntrySlots).toEqual({
+      minutes: null,
+      capacity: null,
+    });
+    expect(await slotsOn(upcoming([5], 5))).toEqual([]);
+    expect((await buy({ ticketDate: upcoming([5], 5) })).status).toBe(201);
     const metrics = await museum.request('GET', '/metrics');
     expect(metrics.text).toMatch(/museum_check_ins_total\{outcome="too_early"\} [1-9]/);
     expect(metrics.text).toMatch(/museum_check_ins_total\{outcome="too_late"\} [1-9]/);

@@ -196,6 +196,53 @@ describe('what tickets and orders cost', () => {
     expect(read.body).toMatchObject({ total: 90.5, currency: 'CHF' });
   });
 
+  it('keeps a category that a listed event still prices: 409 naming categories, until the event drops it', async () => {
+    const day = upcomingOpenDay(6);
+    const event = await museum.rest('POST', '/special-events', {
+      as: 'staff',
+      body: eventBody({ dates: [day], prices: [{ category: 'reduced', price: 5 }] }),
+    });
+    const withoutReduced = DEFAULT_LIST.categories.filter((c) => c.category !== 'reduced');
+    const refused = await setPrices(withoutReduced);
+    expectProblem(refused, 409, 'Conflict');
+    expect(refused.body.errors[0].path).toBe('categories');
+    expect(refused.body.detail).toContain('reduced (1 event)');
+    const graphql = await museum.graphql(
+      SET_PRICE_LIST,
+      { input: { categories: withoutReduced } },
+      { as: 'staff' },
+    );
+    expect(graphql.body.errors[0].extensions.code).toBe('CONFLICT');
+    expect(graphqlPaths(graphql.body)).toEqual(['input.categories']);
+    expect((await museum.rest('GET', '/prices')).body).toEqual(DEFAULT_LIST);
+
+    // Once the event's own prices are gone (or the event is), the category may leave the list.
+    await museum.rest('PATCH', `/special-events/${event.body.eventId}`, {
+      as: 'staff',
+      body: { prices: [] },
+    });
+    expect((await setPrices(withoutReduced)).status).toBe(200);
+    await setPrices(DEFAULT_LIST.categories);
+  });
+
+  it.each([
+    ['a negative price', [{ category: 'child', price: -1 }], 'prices[0].price'],
+    ['a price with 3 decimals', [{ category: 'child', price: 2.555 }], 'prices[0].price'],
+    [
+      'a category twice',
+      [
+        { category: 'child', price: 1 },
+        { category: 'child', price: 2 },
+      ],
+      'prices[1].category',
+    ],
+  ])('refuses an event price that is %s, naming the field', async (_, prices, field) => {
+    expectValidation(
+      await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody({ prices }) }),
+      field,
+    );
+  });
+
   it('refuses an unknown category naming the field: a ticket, an order line, an event price; nothing is sold or written', async () => {
     const day = upcomingOpenDay(5);
     expectValidation(

@@ -11,7 +11,7 @@ export function setClock(time = '12:00', date = todayUtc()): SetClock {
   let now = { date, minute: 0 };
   const clock: SetClock = {
     today: () => now.date,
-    minuteOfDay: () => now.minute,
+    now: () => ({ today: now.date, minuteOfDay: now.minute }),
     set(time, date = todayUtc()) {
       now = { date, minute: Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5)) };
     },

@@ -29,7 +29,7 @@ export class Migration20261126120000 extends Migration {
       `alter table "special_event_price" add constraint "special_event_price_event_id_foreign" foreign key ("event_id") references "special_event" ("id") on update cascade on delete cascade;`,
     );
     this.addSql(
-      `alter table "special_event_price" add constraint "special_event_price_category_foreign" foreign key ("category") references "price_category" ("category") on update cascade on delete cascade;`,
+      `alter table "special_event_price" add constraint "special_event_price_category_foreign" foreign key ("category") references "price_category" ("category");`,
     );
 
     for (const table of ['entry_slots', 'day_entry_slots']) {
@@ -55,6 +55,16 @@ export class Migration20261126120000 extends Migration {
     this.addSql(
       `alter table "ticket" alter column "category" drop default, alter column "price" drop default;`,
     );
+    // Answers kept for Idempotency-Key replays say what their tickets cost too, as a replay now must.
+    this.addSql(`update "idempotency_record" r
+      set "response" = r."response" || jsonb_build_object('category', t."category", 'price', t."price")
+      from "ticket" t where r."response" ? 'ticketId' and t."id" = (r."response"->>'ticketId')::uuid;`);
+    this.addSql(`update "idempotency_record" r
+      set "response" = jsonb_set(r."response", '{tickets}', (
+        select jsonb_agg(x.ticket || jsonb_build_object('category', t."category", 'price', t."price") order by x.n)
+        from jsonb_array_elements(r."response"->'tickets') with ordinality as x(ticket, n)
+        join "ticket" t on t."id" = (x.ticket->>'ticketId')::uuid))
+      where jsonb_typeof(r."response"->'tickets') = 'array' and jsonb_array_length(r."response"->'tickets') > 0;`);
     this.addSql(`alter table "ticket" add constraint "ticket_entry_check"
       check (("entry_time" is null) = ("entry_end" is null) and ("entry_time" is null or "ticket_type" = 'general'));`);
   }
