@@ -1,5 +1,5 @@
 import { GraphQLDeferDirective, GraphQLStreamDirective } from '@graphql-tools/utils';
-import { lexicographicSortSchema, printSchema } from 'graphql';
+import { lexicographicSortSchema, printSchema, specifiedDirectives } from 'graphql';
 import { builder } from './builder.ts';
 import './scalars.ts';
 import '../hours/hours.graphql.ts';
@@ -25,7 +25,10 @@ builder.subscriptionType({
 // @defer and @stream (incremental delivery, as Apollo Client and Relay use it): where the transport can stream
 // the parts (multipart/mixed, server-sent events, WebSocket) the runner delivers them incrementally; a plain
 // JSON answer ignores them, as the spec lets a server do, and carries everything at once.
-export const schema = builder.toSchema({ directives: [GraphQLDeferDirective, GraphQLStreamDirective] });
+// The list replaces graphql-js's own: @skip, @include, @deprecated and @specifiedBy are named with them.
+export const schema = builder.toSchema({
+  directives: [...specifiedDirectives, GraphQLDeferDirective, GraphQLStreamDirective],
+});
 
 /** The SDL kept in schema/schema.graphql, sorted so diffs stay small. */
 export const printedSchema = () => `${printSchema(lexicographicSortSchema(schema))}\n`;

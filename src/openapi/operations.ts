@@ -182,9 +182,6 @@ function successOf(
     };
   }
   const shape = outputSchema(compiled.bodyType, compiled.selection);
-  // Sent only to a client that used what is beyond the reference: not required.
-  const optional = route.beyondReference?.fields ?? [];
-  if (optional.length > 0) shape.required = (shape.required as string[]).filter((f) => !optional.includes(f));
   let responseSchema: Json;
   if (shape.type === 'array' && (shape.items as Json).type === 'object') {
     const itemType = getNamedType(compiled.bodyType).name;

@@ -122,7 +122,8 @@ export function outputSchema(type: GraphQLOutputType, selections?: SelectionSetN
         ...(field.extensions as { jsonSchema?: Json }).jsonSchema,
         ...(field.description ? { description: field.description } : {}),
       };
-      if (isNonNullType(field.type)) required.push(key);
+      // A field selected under @include or @skip is not always there.
+      if (isNonNullType(field.type) && !selection.directives?.length) required.push(key);
     }
     return {
       type: 'object',

@@ -106,6 +106,10 @@ export function createRestHandler(
           { path: '', message: 'must be a JSON object' },
         ]);
       variables[BODY_VARIABLE] = body.value;
+      if (route.beyondReference) {
+        const given = body.value as Record<string, unknown>;
+        variables.beyondReference = route.beyondReference.some((field) => given[field] != null);
+      }
     }
     const operation = { query: route.document, variables, operationName: route.operationId };
     const result = await runOperation(request, operation, { method, trusted: true });

@@ -3,7 +3,7 @@ import Negotiator from 'negotiator';
 import { pageOf } from '../common/pagination.ts';
 import { entityTag, noneMatch } from '../http/conditional.ts';
 import type { HttpAnswer, HttpRequest } from '../http/request.ts';
-import { BODY_VARIABLE, type CompiledRoute } from './compiled-routes.ts';
+import type { CompiledRoute } from './compiled-routes.ts';
 import { problemAnswer } from './problem.ts';
 import type { QueryString } from './query-string.ts';
 import type { Route } from './routes.ts';
@@ -54,11 +54,6 @@ export function routeAnswer(
       const headers = { 'Content-Type': produces.contentType, 'Cache-Control': cacheControl };
       return validated({ status: route.status, headers, body: content }, () => entityTag(content));
     });
-  if (route.beyondReference && !usesBeyondReference(variables, route.beyondReference.requestedBy)) {
-    const fields = { ...(value as Record<string, unknown>) };
-    for (const field of route.beyondReference.fields) delete fields[field];
-    value = fields;
-  }
   let versionTag: string | undefined;
   if (route.etag) {
     const { [route.etag]: version, ...fields } = value as Record<string, unknown>;
@@ -82,12 +77,6 @@ export function routeAnswer(
   const tagOf = () => versionTag ?? entityTag(body, headers['X-Total-Count'] ?? '');
   return validated({ status: route.status, headers, body }, tagOf);
 }
-
-/** Whether the body (the `input` variable) gave any of `fields`. */
-const usesBeyondReference = (variables: Record<string, unknown>, fields: string[]) => {
-  const body = variables[BODY_VARIABLE] as Record<string, unknown> | undefined;
-  return fields.some((field) => body?.[field] != null);
-};
 
 /** Whether `Accept` prefers `contentType` to JSON (its parameters aside), as negotiator weighs them. */
 function prefers(request: HttpRequest, contentType: string): boolean {

@@ -12,9 +12,17 @@ const EVENT_FIELDS = `${SPECIAL_EVENT_FIELDS} prices: ownPrices { category price
 const WEBHOOK_SUBSCRIPTION_FIELDS = 'id url description createdAt';
 const WEBHOOK_DELIVERY_FIELDS =
   'id webhookId eventId status attempts lastResponseStatus nextAttemptAt createdAt deliveredAt';
-const CONFIRMATION_FIELDS =
-  'message ticketId ticketType ticketDate confirmationCode eventId eventName category price entryTime';
+const REFERENCE_CONFIRMATION_FIELDS =
+  'message ticketId ticketType ticketDate confirmationCode eventId eventName';
+const SALE_FIELDS = 'category price entryTime';
+const CONFIRMATION_FIELDS = `${REFERENCE_CONFIRMATION_FIELDS} ${SALE_FIELDS}`;
 const TICKET_FIELDS = `${CONFIRMATION_FIELDS} status checkedInAt`;
+/** Fields a document selects only when `$beyondReference` (see Route.beyondReference) is true. */
+const beyondReference = (fields: string) =>
+  fields
+    .split(' ')
+    .map((field) => `${field} @include(if: $beyondReference)`)
+    .join(' ');
 const ORDER_FIELDS = `orderId email createdAt total currency tickets { ${TICKET_FIELDS} }`;
 const PRICE_LIST_FIELDS = 'currency categories { category name generalAdmission }';
 
@@ -49,10 +57,11 @@ export interface Route {
     render: (result: Record<string, unknown>) => Promise<Uint8Array<ArrayBuffer>>;
   };
   /**
-   * Fields of the answer beyond the reference's, sent only when the body used one of the fields beyond it
-   * (`requestedBy`): a client of the reference gets exactly the reference's answer.
+   * The body fields beyond the reference's: the document's `$beyondReference: Boolean!` is true when the body
+   * gives one of them, and the fields the reference does not answer are selected only then
+   * (`@include(if: $beyondReference)`), so that a client of the reference gets exactly the reference's answer.
    */
-  beyondReference?: { fields: string[]; requestedBy: string[] };
+  beyondReference?: string[];
   /** One more media type the JSON answer can be sent in, when `Accept` prefers it (a report as CSV). */
   alternative?: {
     contentType: string;
@@ -150,9 +159,9 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/tickets',
     body: true,
-    document: `mutation buyMuseumTickets($input: BuyMuseumTicketsInput!) {
-      buyMuseumTickets(input: $input) { ${CONFIRMATION_FIELDS} } }`,
-    beyondReference: { fields: ['category', 'price', 'entryTime'], requestedBy: ['category', 'entryTime'] },
+    document: `mutation buyMuseumTickets($input: BuyMuseumTicketsInput!, $beyondReference: Boolean!) {
+      buyMuseumTickets(input: $input) { ${REFERENCE_CONFIRMATION_FIELDS} ${beyondReference(SALE_FIELDS)} } }`,
+    beyondReference: ['category', 'entryTime'],
     status: 201,
     location: (ticket) => `/tickets/${ticket.ticketId}`,
     cacheControl: 'no-store',
