@@ -14,7 +14,7 @@ describe('schema/schema.graphql', () => {
 describe('directives', () => {
   const museum = useMuseum();
 
-  it('include the specification\'s (@skip, @include) beside @defer and @stream', async () => {
+  it("include the specification's (@skip, @include) beside @defer and @stream", async () => {
     const response = await museum.graphql(
       'query($full: Boolean!) { priceList { currency @include(if: $full) categories @skip(if: $full) { category } } }',
       { full: true },
