@@ -304,3 +304,38 @@ describe('the door knows the time', () => {
     expect(metrics.text).toMatch(/museum_tickets_sold_total\{ticket_type="general",category="adult"\} [1-9]/);
   });
 });
+
+describe('a door with no grace (MUSEUM_ENTRY_GRACE_MINUTES=0)', () => {
+  const strictClock = setClock('08:00');
+  const strict = useMuseum({ MUSEUM_ENTRY_GRACE_MINUTES: '0' }, { clock: strictClock });
+  beforeAll(() => addGateAccount(strict));
+
+  it("admits a timed ticket from its slot's start to its end, not a minute outside", async () => {
+    const today = await openToday(strict);
+    await strict.graphql(
+      SET_DAY_SLOTS,
+      { input: { date: today, minutes: 60, capacity: 5 } },
+      { as: 'staff' },
+    );
+    const codes: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const bought = await strict.rest('POST', '/tickets', {
+        body: { ticketType: 'general', ticketDate: today, email: 'todd@example.com', entryTime: '10:00' },
+      });
+      expect(bought.status, bought.text).toBe(201);
+      codes.push(bought.body.confirmationCode);
+    }
+    const scan = (code: string) =>
+      strict.rest('POST', '/check-ins', { as: 'gate', body: { confirmationCode: code } });
+    strictClock.set('09:59');
+    expect((await scan(codes[0]!)).body.detail).toBe(
+      'too early: its entry slot is 10:00–11:00, admitted from 10:00',
+    );
+    strictClock.set('10:00');
+    expect((await scan(codes[0]!)).status).toBe(201);
+    strictClock.set('11:01');
+    expect((await scan(codes[1]!)).body.detail).toBe(
+      'too late: its entry slot is 10:00–11:00, admitted until 11:00',
+    );
+  });
+});
