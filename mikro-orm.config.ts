@@ -8,6 +8,7 @@ import { EventDate, EventDateCount, EventPrice, SpecialEvent } from './src/event
 import { DayEntrySlots, EntrySlots } from './src/hours/entry-slots.entity.ts';
 import { DayHours, WeeklyHours } from './src/hours/hours.entity.ts';
 import { Order } from './src/orders/order.entity.ts';
+import { Refund, StripeEvent } from './src/payments/payment.entity.ts';
 import { PriceCategory } from './src/prices/price-category.entity.ts';
 import { IdempotencyRecord } from './src/tickets/idempotency.entity.ts';
 import { Ticket } from './src/tickets/ticket.entity.ts';
@@ -53,6 +54,8 @@ export function ormConfig(connection: Connection) {
       LoginThrottle,
       WebhookSubscription,
       WebhookDelivery,
+      Refund,
+      StripeEvent,
     ],
     extensions: [Migrator],
     migrations: {

@@ -23,6 +23,9 @@ import { createPipeline, type Pipeline } from './http/pipeline.ts';
 import type { HttpRequest } from './http/request.ts';
 import { createWebSockets, type WebSockets } from './http/websocket.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { purgeOldStripeEvents } from './payments/payments.service.ts';
+import { createPayments } from './payments/payments.ts';
+import { stripeGateway } from './payments/stripe-gateway.ts';
 import { useRefusalBodies } from './plugins/use-refusal-bodies.ts';
 import { createRestHandler } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
@@ -57,6 +60,7 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     : undefined;
   // The domains count what they see (check-ins by outcome) in the same registry.
   const requestDeps: AppDeps = metrics ? { ...deps, metrics } : deps;
+  if (metrics) deps.payments?.observe(metrics.payments);
   const mask = createErrorMask(deps.logger);
   const runOperation = operationRunner({
     schema,
@@ -107,7 +111,9 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
       runOperation,
       graphiql: graphiql?.page,
     }),
-    rest: createRestHandler(runOperation, schema, routes, deps.logger),
+    rest: createRestHandler(runOperation, schema, routes, deps.logger, {
+      payments: deps.config.payments.mode !== 'none',
+    }),
     corsOrigins: deps.config.corsOrigins,
     trustProxy: deps.config.trustProxy,
     metrics,
@@ -242,7 +248,19 @@ export async function openMuseum(
       maxPerAccount: config.liveSubscriptionsPerAccount,
       onQueued: () => webhooks?.wake(),
     });
-    const deps: AppDeps = { config, db, clock, authenticator, logger, throttle, feed, webhooks };
+    const { payments: paymentSettings } = config;
+    const payments =
+      paymentSettings.mode === 'stripe'
+        ? createPayments({
+            sql: db.sql,
+            gateway: await stripeGateway(paymentSettings),
+            settings: paymentSettings,
+            currency: config.currency,
+            logger,
+            rules: () => ({ today: clock.today(), dailyCapacity: config.dailyCapacity }),
+          })
+        : undefined;
+    const deps: AppDeps = { config, db, clock, authenticator, logger, throttle, feed, webhooks, payments };
     const purge = setInterval(() => {
       purgeExpiredKeys(db.fork()).catch((error) =>
         logger.warn('purging idempotency keys failed', { error: String(error) }),
@@ -252,6 +270,9 @@ export async function openMuseum(
         .catch((error) => logger.warn('purging login counters failed', { error: String(error) }));
       purgeOldDeliveries(db.sql).catch((error) =>
         logger.warn('purging webhook deliveries failed', { error: String(error) }),
+      );
+      purgeOldStripeEvents(db.sql).catch((error) =>
+        logger.warn('purging Stripe event ids failed', { error: String(error) }),
       );
     }, PURGE_INTERVAL_MS);
     purge.unref();
@@ -268,6 +289,7 @@ export async function openMuseum(
         await app.websockets.close();
         await feed.close();
         await webhooks?.close();
+        await payments?.close();
         await db.close();
       },
     };

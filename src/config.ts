@@ -126,7 +126,33 @@ export const configSchema = z.object({
   MUSEUM_WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
   MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT: upTo(1_000).default(5),
   MUSEUM_WEBSOCKETS_PER_CLIENT: upTo(10_000).default(20),
+  MUSEUM_PAYMENTS: z.enum(['none', 'stripe'], { error: 'must be none or stripe' }).default('none'),
+  ORDER_HOLD_MINUTES: wholeNumber
+    .min(1, 'must be 1 to 1440 minutes')
+    .max(1440, 'must be 1 to 1440 minutes')
+    .default(30),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_/, 'must be a Stripe secret key (sk_… or rk_…)')
+    .optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_/, 'must be a webhook signing secret (whsec_…)')
+    .optional(),
+  STRIPE_SUCCESS_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  STRIPE_CANCEL_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  STRIPE_API_BASE: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:12111' })
+    .optional(),
 });
+
+/** What Stripe needs; every one of them is required with MUSEUM_PAYMENTS=stripe. */
+const STRIPE_SETTINGS = [
+  'STRIPE_SECRET_KEY',
+  'STRIPE_WEBHOOK_SECRET',
+  'STRIPE_SUCCESS_URL',
+  'STRIPE_CANCEL_URL',
+] as const;
 
 export type EnvConfig = z.infer<typeof configSchema>;
 
@@ -180,6 +206,23 @@ export interface Config {
   liveSubscriptionsPerAccount: number;
   /** Open GraphQL-over-WebSocket sockets one client address may hold. */
   websocketsPerClient: number;
+  /** How a visitor's order is paid: `none` confirms it at once; `stripe` holds its seats until Checkout is paid. */
+  payments: PaymentSettings;
+}
+
+export type PaymentSettings = { mode: 'none' } | StripeSettings;
+
+export interface StripeSettings {
+  mode: 'stripe';
+  secretKey: string;
+  webhookSecret: string;
+  /** Where Checkout sends the visitor back; `{orderId}` is replaced by the order's id. */
+  successUrl: string;
+  cancelUrl: string;
+  /** Another host answering Stripe's API (tests); null: Stripe's own. */
+  apiBase: string | null;
+  /** How long a visitor's order holds its seats while waiting for payment. */
+  holdMinutes: number;
 }
 
 /** A PostgreSQL server, reached directly or through a transaction pooler, with read replicas or not. */
@@ -247,6 +290,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push(
       'DATABASE_DIRECT_URL must name the PostgreSQL server itself, not the pooler that DATABASE_URL names (unset it when there is no pooler)',
     );
+  if (parsed.success && parsed.data.MUSEUM_PAYMENTS === 'stripe')
+    for (const name of STRIPE_SETTINGS)
+      if (parsed.data[name] === undefined) problems.push(`${name} must be set with MUSEUM_PAYMENTS=stripe`);
   if (problems.length > 0 || !parsed.success)
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   const e = parsed.data;
@@ -297,5 +343,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     liveSubscriptionsPerAccount: e.MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT,
     websocketsPerClient: e.MUSEUM_WEBSOCKETS_PER_CLIENT,
+    payments:
+      e.MUSEUM_PAYMENTS === 'stripe'
+        ? {
+            mode: 'stripe',
+            secretKey: e.STRIPE_SECRET_KEY!,
+            webhookSecret: e.STRIPE_WEBHOOK_SECRET!,
+            successUrl: e.STRIPE_SUCCESS_URL!,
+            cancelUrl: e.STRIPE_CANCEL_URL!,
+            apiBase: e.STRIPE_API_BASE ?? null,
+            holdMinutes: e.ORDER_HOLD_MINUTES,
+          }
+        : { mode: 'none' },
   };
 }

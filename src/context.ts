@@ -8,6 +8,7 @@ import { isPageScript } from './http/edge-headers.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { HttpRequest } from './http/request.ts';
 import type { Logger } from './logger.ts';
+import type { Payments } from './payments/payments.ts';
 import type { Dispatcher } from './webhooks/dispatcher.ts';
 
 /** What the app is built from; passed in, never imported as module state. */
@@ -23,6 +24,8 @@ export interface AppDeps {
   feed: EventFeed;
   /** This instance's webhook worker (src/webhooks/dispatcher.ts); absent with MUSEUM_WEBHOOK_WORKER=off. */
   webhooks?: Dispatcher;
+  /** Payments through Stripe (MUSEUM_PAYMENTS=stripe); absent: orders are confirmed at once. */
+  payments?: Payments;
   /** What the domains count themselves (check-ins by outcome, tickets sold); absent while metrics are off. */
   metrics?: Pick<Metrics, 'checkIn' | 'ticketSold'>;
 }

@@ -18,6 +18,7 @@ export const CHECK_IN_OUTCOMES = [
   'too_early',
   'too_late',
   'cancelled',
+  'not_paid',
   'unknown',
 ] as const;
 

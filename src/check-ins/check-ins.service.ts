@@ -22,7 +22,7 @@ const CHECK_IN = statement(
   `with admitted as (
      update ticket t set checked_in_at = now()
      where t.confirmation_code = $1 and t.checked_in_at is null and t.cancelled_at is null
-       and t.ticket_date = $2::date
+       and not t.awaiting_payment and t.ticket_date = $2::date
        and (t.entry_time is null
             or $3::int between ${minuteOf('t.entry_time')} - $4::int and ${minuteOf('t.entry_end')} + $4::int)
        and not exists (select from special_event e where e.id = t.event_id and e.deleted_at is not null)
@@ -66,6 +66,12 @@ function refusalOf(row: TicketRow, at: ScanTime): CheckInResult | null {
     return refused('already_checked_in', row, `already checked in at ${row.checkedInAt}`);
   if (row.status === 'cancelled')
     return refused('cancelled', row, 'cancelled: this ticket was cancelled and admits no one');
+  if (row.status === 'pending')
+    return refused(
+      'not_paid',
+      row,
+      'not paid: its order waits for payment, and admits no one until it is paid',
+    );
   if (row.ticketDate !== today)
     return refused('not_valid_today', row, `not valid today (${today}): the ticket is for ${row.ticketDate}`);
   if (row.entryTime !== null && row.entryEnd !== null) {

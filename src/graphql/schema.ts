@@ -9,6 +9,7 @@ import '../events/events.graphql.ts';
 import '../tickets/tickets.graphql.ts';
 import '../accounts/accounts.graphql.ts';
 import '../orders/orders.graphql.ts';
+import '../payments/payments.graphql.ts';
 import '../check-ins/check-ins.graphql.ts';
 import '../reports/sales.graphql.ts';
 import '../webhooks/webhooks.graphql.ts';
@@ -17,7 +18,10 @@ import '../tickets/my-tickets.graphql.ts';
 import './nodes.graphql.ts';
 
 builder.queryType({ description: 'Every field needs HTTP Basic credentials of an account.' });
-builder.mutationType({ description: 'Every field needs HTTP Basic credentials; some need the staff role.' });
+builder.mutationType({
+  description:
+    "Every field needs HTTP Basic credentials, some the staff role; but receiveStripeEvent, Stripe's, which its signature vouches for.",
+});
 builder.subscriptionType({
   description: 'Server-sent events (`Accept: text/event-stream`); every field needs HTTP Basic credentials.',
 });

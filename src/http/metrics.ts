@@ -4,6 +4,7 @@ import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { CHECK_IN_OUTCOMES, type CheckInOutcome } from '../check-ins/check-ins.rules.ts';
 import type { Database } from '../db/database.ts';
 import type { ReplicaStatus } from '../db/replicas.ts';
+import type { PaymentCounts } from '../payments/payments.ts';
 import type { WebhookBacklog } from '../webhooks/webhooks.service.ts';
 import { Timings } from './timings.ts';
 
@@ -21,6 +22,8 @@ export interface Metrics {
   checkIn(outcome: CheckInOutcome): void;
   /** Counts a ticket sold (not an idempotent replay), by ticket type and visitor category. */
   ticketSold(ticketType: string, category: string): void;
+  /** What the payments count: Stripe events by outcome, orders entering a status, refunds. */
+  payments: PaymentCounts;
 }
 
 /**
@@ -197,6 +200,26 @@ export function createMetrics(
     registers: [registry],
   });
 
+  // Event types are Stripe's (only verified events are counted by type), outcomes and statuses the service's.
+  const stripeEvents = new Counter({
+    name: 'museum_stripe_events_total',
+    help: "Stripe webhook requests (POST /payments/stripe) on this instance, by event type and what they did; a bad signature counts as type 'unverified'.",
+    labelNames: ['type', 'outcome'] as const,
+    registers: [registry],
+  });
+  const orderStatuses = new Counter({
+    name: 'museum_orders_total',
+    help: 'Orders that entered a status on this instance (pending, confirmed, expired, cancelled, refunded), with MUSEUM_PAYMENTS=stripe.',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  });
+  const refunds = new Counter({
+    name: 'museum_refunds_total',
+    help: 'Refund attempts through Stripe on this instance: succeeded, failed (Stripe refused: needs a person), retry (no answer; tried again later).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+
   const names = new Set<string>();
   const labelOf = (name: string | undefined) => {
     if (!name) return 'anonymous';
@@ -230,6 +253,11 @@ export function createMetrics(
     operation: recordOperation,
     checkIn: (outcome) => checkIns.inc({ outcome }),
     ticketSold: (ticketType, category) => ticketsSold.inc({ ticket_type: ticketType, category }),
+    payments: {
+      stripeEvent: (type, outcome) => stripeEvents.inc({ type, outcome }),
+      orderStatus: (status) => orderStatuses.inc({ status }),
+      refund: (outcome) => refunds.inc({ outcome }),
+    },
   };
 }
 

@@ -75,7 +75,7 @@ export interface BodyRefusal {
 export async function readJsonBody(
   request: HttpRequest,
   what: string,
-): Promise<{ ok: true; value: unknown } | ({ ok: false } & BodyRefusal)> {
+): Promise<{ ok: true; value: unknown; text: string } | ({ ok: false } & BodyRefusal)> {
   const mediaType = request.header('content-type')?.split(';')[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json')
     return refused('unsupportedMediaType', `${what} must be application/json`);
@@ -86,7 +86,7 @@ export async function readJsonBody(
     });
   const parsed = parseJsonBody(bytes);
   if (!parsed.ok) return refused('validation', parsed.detail, [parsed.issue]);
-  return { ok: true, value: parsed.value };
+  return { ok: true, value: parsed.value, text: parsed.text };
 }
 
 const refused = (

@@ -19,6 +19,7 @@ import { compileRoutes } from '../rest/compiled-routes.ts';
 import { type Route, routes as restRoutes } from '../rest/routes.ts';
 import { createComponents } from './components.ts';
 import { openApiPath, operationOf } from './operations.ts';
+import { paymentDocs } from './payment-docs.ts';
 import { DESCRIPTION, PUBLISH_NEW_EVENT, TAGS } from './prose.ts';
 import { type RouteDocs, routeDocs } from './route-docs.ts';
 import { saleDocs } from './sale-docs.ts';
@@ -33,7 +34,7 @@ import { visitDocs } from './visit-docs.ts';
 export function buildOpenApiDocument(
   routes: Route[] = restRoutes,
   schema: GraphQLSchema = graphqlSchema,
-  docs: Record<string, RouteDocs> = { ...routeDocs, ...visitDocs, ...saleDocs },
+  docs: Record<string, RouteDocs> = { ...routeDocs, ...visitDocs, ...saleDocs, ...paymentDocs },
 ): Json {
   const components = createComponents();
   const paths: Record<string, Record<string, Json>> = {};

@@ -138,8 +138,20 @@ function parametersOf(route: CompiledRoute, compiled: CompiledOperation, compone
   for (const name of pathParameterNames(route.path)) parameters.push(parameter(name, 'path'));
   for (const name of route.query ?? []) parameters.push(parameter(name, 'query'));
   if (route.method === 'GET') parameters.push(components.conditional('If-None-Match'));
-  if (Object.values(route.headers ?? {}).includes('if-match'))
-    parameters.push(components.conditional('If-Match'));
+  for (const [variable, header] of Object.entries(route.headers ?? {})) {
+    if (header === 'if-match') parameters.push(components.conditional('If-Match'));
+    else
+      parameters.push({
+        name: header.replace(
+          /(^|-)([a-z])/g,
+          (_all, dash: string, letter: string) => dash + letter.toUpperCase(),
+        ),
+        in: 'header',
+        description: field.args.find((a) => a.name === variable)?.description ?? header,
+        ...(isNonNullType(variableTypes.get(variable)) ? { required: true } : {}),
+        schema: { type: 'string' },
+      });
+  }
   return parameters;
 }
 
@@ -231,7 +243,7 @@ function refusalsOf(route: CompiledRoute, field: GraphQLField<unknown, unknown>,
   if (scopes && !('authenticated' in scopes || 'visitor' in scopes)) kinds.push('forbidden');
   if (route.notFound || pathParameterNames(route.path).length > 0) kinds.push('notFound');
   kinds.push(...(docs.problems ?? []));
-  if (route.body) kinds.push('payloadTooLarge', 'unsupportedMediaType');
+  if (route.body || route.rawBody) kinds.push('payloadTooLarge', 'unsupportedMediaType');
   if (scopes) kinds.push('tooManyRequests');
   kinds.push('internal', 'unavailable');
   return [...new Set(kinds)].sort((a, b) => ERROR_KINDS[a].status - ERROR_KINDS[b].status);
@@ -260,6 +272,20 @@ export function operationOf(
   if (parameters.length > 0) operation.parameters = parameters;
   const inputType = route.body ? variableTypes.get(BODY_VARIABLE) : undefined;
   if (inputType) operation.requestBody = requestBodyOf(inputType, docs, components);
+  // A body taken as it came (a signed webhook's): any JSON object, as its sender documents it.
+  const raw = route.rawBody ? field.args.find((a) => a.name === route.rawBody) : undefined;
+  if (raw)
+    operation.requestBody = {
+      required: true,
+      content: {
+        'application/json': {
+          schema: { type: 'object', description: raw.description ?? '' },
+          ...components.addExamples(docs.examples?.request),
+        },
+      },
+    };
+  // An operation open to anyone (its own check instead, such as a signature): no credentials.
+  if (!scopesOf(field)) operation.security = [];
 
   const responses: Record<string, Json> = {
     [String(route.status)]: successOf(route, compiled, docs, components),

@@ -34,6 +34,7 @@ export const TAGS: Record<string, string> = {
   Prices: 'What a visit costs, by visitor category.',
   Reports: 'What was sold, given back and used (staff only).',
   'Check-ins': "Admission at the door: a scanner sends the code it read from a ticket's QR code.",
+  Payments: "Payment through Stripe Checkout: Stripe's calls to the service.",
   Webhooks: 'Partners told of new and changed special events instead of polling (staff only).',
 };
 

@@ -147,7 +147,8 @@ export const routeDocs: Record<string, RouteDocs> = {
   buyMuseumTickets: {
     problems: ['conflict', 'unprocessable'],
     summary: 'Buy museum tickets',
-    description: 'Purchase museum tickets for general entry or special events.',
+    description:
+      "Purchase museum tickets for general entry or special events. Where the museum takes payment online (`MUSEUM_PAYMENTS=stripe`), a visitor's ticket is a one-ticket order that holds its seat until `expiresAt`: the answer adds `orderId`, `status: pending` and `checkoutUrl`, where it is paid (Stripe Checkout); it admits no one until then. 503 when Stripe cannot be reached (nothing is held).",
     tags: ['Tickets'],
     responseSchema: 'MuseumTicketsConfirmation',
     examples: {
@@ -195,14 +196,15 @@ export const routeDocs: Record<string, RouteDocs> = {
   getTicket: {
     summary: 'Get a ticket',
     description:
-      "A ticket of yours (staff and gate accounts: anyone's): the purchase confirmation plus its `status`: `valid`, `used` once checked in at the door, `cancelled` once given back or its event was cancelled. Anyone else gets 404.",
+      "A ticket of yours (staff and gate accounts: anyone's): the purchase confirmation plus its `status`: `valid`, `used` once checked in at the door, `cancelled` once given back or its event was cancelled, `pending` while its order waits for payment. Anyone else gets 404.",
     tags: ['Tickets'],
     responseSchema: 'Ticket',
   },
   getTicketCode: {
     summary: 'Get ticket QR code',
     description:
-      'Return an image of your ticket with scannable QR code, used for event entry: it reads as the confirmation code, exactly what `POST /check-ins` takes. Owner or staff (and gate accounts) only; anyone else gets 404.',
+      'Return an image of your ticket with scannable QR code, used for event entry: it reads as the confirmation code, exactly what `POST /check-ins` takes. Owner or staff (and gate accounts) only; anyone else gets 404. A ticket whose order waits for payment has no code yet: 409 `not paid`.',
+    problems: ['conflict'],
     tags: ['Tickets'],
     responseSchema: 'TicketCodeImage',
   },

@@ -25,8 +25,10 @@ const FAMILY_ORDER = {
   orderId: '0b6f1c4e-7d2a-4c39-9e85-3f1a2b4c5d6e',
   email: 'todd@example.com',
   createdAt: '2030-09-01T08:30:00.000Z',
+  status: 'confirmed',
   total: 100,
   currency: 'EUR',
+  refundedAmount: 0,
   tickets: [
     ticket('general', '382c0820-0530-4f4b-99af-13811ad0f17a', 'ticket-general-e5e5c6-dce78'),
     ticket('general', '6f0e2d1c-4b3a-4f5e-8d7c-9a1b2c3d4e5f', 'ticket-general-1a2b3c-4d5e6'),
@@ -70,14 +72,14 @@ export const visitDocs: Record<string, RouteDocs> = {
     problems: ['conflict'],
     summary: 'Cancel a ticket',
     description:
-      "Gives a ticket back: its owner may until the day before its date, staff at any time; a ticket that was checked in cannot be (409). Its seat can be bought again at once, and the ticket stays readable with `status: cancelled`. Cancelling a cancelled ticket answers 204 again. Someone else's ticket: 404.",
+      "Gives a ticket back: its owner may until the day before its date, staff at any time; a ticket that was checked in cannot be (409). Its seat can be bought again at once, what was paid for it is refunded through Stripe (once, retried until Stripe answers), and the ticket stays readable with `status: cancelled`. A ticket whose order waits for payment goes only with its order (409). Cancelling a cancelled ticket answers 204 again. Someone else's ticket: 404.",
     tags: ['Tickets'],
   },
   placeOrder: {
     problems: ['conflict', 'unprocessable'],
     summary: 'Place an order',
     description:
-      'Buys several tickets at once: 1 to 20 lines of `quantity` tickets each, at most 20 tickets in all, with the rules of `POST /tickets` for each. All or nothing: every ticket is checked and counted against capacity in one transaction, and a line that is sold out makes the whole order a 409 naming it (`errors[0].path` is `lines[1]`), with nothing sold. Each ticket has its own `ticketId` and `confirmationCode`; its QR code is at `GET /tickets/{ticketId}/qr`. `Idempotency-Key` works as for `POST /tickets`.',
+      "Buys several tickets at once: 1 to 20 lines of `quantity` tickets each, at most 20 tickets in all, with the rules of `POST /tickets` for each. All or nothing: every ticket is checked and counted against capacity in one transaction, and a line that is sold out makes the whole order a 409 naming it (`errors[0].path` is `lines[1]`), with nothing sold. Each ticket has its own `ticketId` and `confirmationCode`; its QR code is at `GET /tickets/{ticketId}/qr`. `Idempotency-Key` works as for `POST /tickets`. With `MUSEUM_PAYMENTS=stripe`, a visitor's order is `pending`: its seats are held until `expiresAt` (`ORDER_HOLD_MINUTES`) and it is paid at `checkoutUrl`; it becomes `confirmed` when Stripe says it is paid, or `expired` (its seats given back) when the hold ends first. Staff orders are confirmed at once (paid at the desk).",
     tags: ['Orders'],
     examples: {
       request: {
@@ -110,14 +112,14 @@ export const visitDocs: Record<string, RouteDocs> = {
     problems: ['conflict'],
     summary: 'Cancel an order',
     description:
-      "Cancels every ticket of an order under the rules of `DELETE /tickets/{ticketId}`, all or none: a ticket checked in (or, for its owner, one whose day has come) makes it a 409 and nothing is cancelled. Cancelling a cancelled order answers 204 again. Someone else's order: 404.",
+      "Cancels every ticket of an order under the rules of `DELETE /tickets/{ticketId}`, all or none: a ticket checked in (or, for its owner, one whose day has come) makes it a 409 and nothing is cancelled. What was paid is refunded (`refundedAmount`); an order waiting for payment gives its seats back and its Checkout Session is expired. Cancelling a cancelled order answers 204 again. Someone else's order: 404.",
     tags: ['Orders'],
   },
   checkIn: {
     problems: ['conflict'],
     summary: 'Check a ticket in at the door',
     description:
-      "A scanner at the door (a `gate` account, or staff) sends the confirmation code it read from the ticket's QR code. 201: admitted, the ticket with `status: used` and `checkedInAt`. 409: `already checked in at …` (when), `not valid today (…)` (the ticket's date; today is the museum's time zone) or `cancelled`. 404: no ticket has that code. Of any number of concurrent scans of one ticket, on any number of instances, exactly one is admitted.",
+      "A scanner at the door (a `gate` account, or staff) sends the confirmation code it read from the ticket's QR code. 201: admitted, the ticket with `status: used` and `checkedInAt`. 409: `already checked in at …` (when), `not valid today (…)` (the ticket's date; today is the museum's time zone), `cancelled`, or `not paid` (its order waits for payment). 404: no ticket has that code. Of any number of concurrent scans of one ticket, on any number of instances, exactly one is admitted.",
     tags: ['Check-ins'],
     examples: {
       request: {

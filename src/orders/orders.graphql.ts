@@ -5,9 +5,11 @@ import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs } from '../graphql/pagination.ts';
+import { OrderStatusEnum } from '../payments/payments.graphql.ts';
 import { cancelOrderTickets } from '../tickets/cancellation.ts';
 import { purchaseOptions } from '../tickets/purchase-options.ts';
 import { TicketKindEnum, TicketType, visitInputFields } from '../tickets/tickets.graphql.ts';
+import { withCheckout } from './checkout.ts';
 import { MAX_ORDER_LINES, MAX_ORDER_TICKETS, placeOrderSchema } from './orders.rules.ts';
 import { getOrder, listOrders, type OrderView, placeOrder } from './orders.service.ts';
 
@@ -26,6 +28,27 @@ export const OrderType = builder.objectRef<OrderView>('Order').implement({
     currency: t.string({
       description: "ISO 4217 code of total and of its tickets' prices (MUSEUM_CURRENCY).",
       resolve: (_order, _args, { deps }) => deps.config.currency,
+    }),
+    status: t.field({
+      type: OrderStatusEnum,
+      resolve: (order) => order.status ?? 'confirmed',
+    }),
+    expiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'When a pending order gives its seats back unless it is paid (ORDER_HOLD_MINUTES after it was placed); null for an order that never waited for payment.',
+      resolve: (order) => order.expiresAt ?? null,
+    }),
+    checkoutUrl: t.string({
+      nullable: true,
+      description:
+        'Where its buyer pays (Stripe Checkout) while the order is pending; null once it is not, and for an order paid at the desk.',
+      resolve: (order) => (order.status === 'pending' ? (order.checkoutUrl ?? null) : null),
+    }),
+    refundedAmount: t.float({
+      description: 'What was given back to its buyer, or is on its way back (Stripe refunds).',
+      resolve: (order) => toAmount(order.refundedAmount ?? 0),
     }),
     tickets: t.expose('tickets', {
       type: [TicketType],
@@ -64,21 +87,25 @@ builder.mutationFields((t) => ({
   placeOrder: t.field({
     type: OrderType,
     description:
-      'Buys the tickets of every line in one transaction: all of them, or (a line sold out: CONFLICT naming input.lines[i]) none. Idempotency-Key works as for buyMuseumTickets.',
+      "Buys the tickets of every line in one transaction: all of them, or (a line sold out: CONFLICT naming input.lines[i]) none. With MUSEUM_PAYMENTS=stripe a visitor's order is pending: its seats are held until expiresAt and it is paid at checkoutUrl (UNAVAILABLE, nothing held, when Stripe cannot be reached); staff orders are confirmed at once. Idempotency-Key works as for buyMuseumTickets.",
     authScopes: { visitor: true },
     args: { input: t.arg({ type: PlaceOrderInput }) },
-    resolve: (_root, { input }, { deps, principal, idempotencyKey }) => {
-      const options = purchaseOptions(deps, idempotencyKey);
-      return withinArgument('input', () => placeOrder(deps.db.sql, principal!, input, options));
+    resolve: async (_root, { input }, { deps, principal, idempotencyKey }) => {
+      const options = purchaseOptions(deps, idempotencyKey, principal!);
+      const order = await withinArgument('input', () => placeOrder(deps.db.sql, principal!, input, options));
+      return withCheckout(deps, principal!, order);
     },
   }),
   cancelOrder: t.boolean({
     description:
-      'Cancels every ticket of an order under the rules of cancelTicket, all or none (CONFLICT naming the ticket that stands in the way). True, also when it was cancelled already; NOT_FOUND for an order that is not yours.',
+      'Cancels every ticket of an order under the rules of cancelTicket, all or none (CONFLICT naming the ticket that stands in the way); what was paid for them is refunded through Stripe, once. A pending order gives up its held seats and its Checkout Session. True, also when it was cancelled already; NOT_FOUND for an order that is not yours.',
     authScopes: { visitor: true },
     args: { orderId: t.arg({ type: 'UUID' }) },
-    resolve: (_root, { orderId }, { deps, principal }) =>
-      cancelOrderTickets(deps.db.sql, principal!, orderId, deps.clock.today()),
+    resolve: async (_root, { orderId }, { deps, principal }) => {
+      const givenBack = await cancelOrderTickets(deps.db.sql, principal!, orderId, deps.clock.today());
+      deps.payments?.givenBack(givenBack);
+      return true;
+    },
   }),
 }));
 

@@ -9,6 +9,7 @@ import { claimOrReplay, requestHash, storeAnswer } from '../tickets/idempotency.
 import { GENERAL_ADMISSION } from '../tickets/ticket-sales.entity.ts';
 import { TICKET_VIEW_JSON, type TicketView } from '../tickets/ticket-view.ts';
 import { isCodeCollision, type PurchaseOptions, sellTicket, slotScope } from '../tickets/tickets.service.ts';
+import type { OrderStatus } from './order.entity.ts';
 import type { OrderLine, PlaceOrderInput } from './orders.rules.ts';
 
 export interface OrderView {
@@ -16,16 +17,32 @@ export interface OrderView {
   email: string;
   /** RFC 3339, UTC. */
   createdAt: string;
+  /** Absent in answers kept for Idempotency-Key replays before orders had a status: they were confirmed. */
+  status?: OrderStatus;
+  /** A pending order's seats are given back at this time unless it is paid (RFC 3339, UTC). */
+  expiresAt?: string | null;
+  /** Where its buyer pays (Stripe Checkout), while it waits for payment. */
+  checkoutUrl?: string | null;
+  /** Hundredths of the currency given back (or on their way back) to the buyer. */
+  refundedAmount?: number;
   /** In the order of the lines, each line's tickets together. */
   tickets: TicketView[];
 }
 
 const CODE_ATTEMPTS = 5;
 
+// $4: minutes the order holds its seats while waiting for payment; null: it is confirmed at once.
 const NEW_ORDER = statement(
   'new_order',
-  `insert into ticket_order (id, account_id, email, created_at) values ($1::uuid, $2::uuid, $3, now())
-   returning ${rfc3339('created_at')} as "createdAt"`,
+  `insert into ticket_order (id, account_id, email, created_at, status, expires_at)
+   values ($1::uuid, $2::uuid, $3, now(), case when $4::int is null then 'confirmed' else 'pending' end,
+           now() + make_interval(mins => $4::int))
+   returning ${rfc3339('created_at')} as "createdAt", status, ${rfc3339('expires_at')} as "expiresAt"`,
+);
+
+const AWAIT_PAYMENT = statement(
+  'order_await_payment',
+  'update ticket set awaiting_payment = true where order_id = $1::uuid',
 );
 
 /** A ticket to sell: its line, its place among the order's tickets, and the counters it takes. */
@@ -54,7 +71,7 @@ const orderHash = (input: PlaceOrderInput) =>
   });
 
 /** An error of a line's purchase, as the order reports it: naming the line (`lines[1]`). */
-function locatedAt(line: number, error: unknown): unknown {
+export function locatedAt(line: number, error: unknown): unknown {
   if (!(error instanceof DomainError)) return error;
   const at = `lines[${line}]`;
   if (error.kind === 'validation')
@@ -71,14 +88,17 @@ function locatedAt(line: number, error: unknown): unknown {
  * sold out makes it a conflict naming the line (its entry time, for a full slot). Seats are taken in the order
  * of their counters, as cancelling an order frees them, so concurrent orders wait for each other rather than
  * deadlock. With an idempotency key, the first answer for (buyer, key) is replayed instead, as for one ticket.
+ * With a hold (a visitor's order when payments go through Stripe), the order is `pending`: its seats are
+ * taken, its tickets admit no one until it is paid, and it gives them back when the hold ends.
  */
 export async function placeOrder(
   sql: Sql,
   buyer: Principal,
   input: PlaceOrderInput,
   options: PurchaseOptions,
+  locate: (line: number, error: unknown) => unknown = locatedAt,
 ): Promise<OrderView> {
-  const { today, idempotencyKey } = options;
+  const { today, idempotencyKey, holdMinutes } = options;
   const past = input.lines.flatMap((line, i) =>
     line.ticketDate < today
       ? [{ path: `lines[${i}].ticketDate`, message: `must be today (${today}) or later` }]
@@ -106,7 +126,10 @@ export async function placeOrder(
 
   const sell = async (tx: Queryable): Promise<OrderView> => {
     const orderId = randomUUID();
-    const [order] = await tx.query<{ createdAt: string }>(NEW_ORDER, [orderId, buyer.id, input.email]);
+    const [order] = await tx.query<{ createdAt: string; status: OrderStatus; expiresAt: string | null }>(
+      NEW_ORDER,
+      [orderId, buyer.id, input.email, holdMinutes],
+    );
     const tickets: TicketView[] = new Array(seats.length);
     for (const seat of lockOrder) {
       const line: OrderLine = input.lines[seat.line]!;
@@ -116,12 +139,24 @@ export async function placeOrder(
           orderId,
           position: seat.position,
         });
-        tickets[seat.position] = { ...confirmation, status: 'valid', checkedInAt: null };
+        const status = holdMinutes === null ? 'valid' : 'pending';
+        tickets[seat.position] = { ...confirmation, status, checkedInAt: null };
       } catch (error) {
-        throw locatedAt(seat.line, error);
+        throw locate(seat.line, error);
       }
     }
-    return { orderId, email: input.email, createdAt: order!.createdAt, tickets };
+    if (holdMinutes !== null) await tx.query(AWAIT_PAYMENT, [orderId]);
+    const { createdAt, status, expiresAt } = order!;
+    return {
+      orderId,
+      email: input.email,
+      createdAt,
+      status,
+      expiresAt,
+      checkoutUrl: null,
+      refundedAmount: 0,
+      tickets,
+    };
   };
 
   // Confirmation codes are random; on the rare collision the whole order is tried again.
@@ -145,7 +180,9 @@ export async function placeOrder(
   }
 }
 
-const ORDER_COLUMNS = `o.id as "orderId", o.email, ${rfc3339('o.created_at')} as "createdAt",
+const ORDER_COLUMNS = `o.id as "orderId", o.email, ${rfc3339('o.created_at')} as "createdAt", o.status,
+  ${rfc3339('o.expires_at')} as "expiresAt", o.checkout_url as "checkoutUrl",
+  (select coalesce(sum(r.amount), 0)::int from refund r where r.order_id = o.id) as "refundedAmount",
   (select json_agg(${TICKET_VIEW_JSON} order by t.order_position)
    from ticket t left join special_event e on e.id = t.event_id where t.order_id = o.id) as tickets`;
 

@@ -83,6 +83,7 @@ export function createRestHandler(
   schema: GraphQLSchema,
   routes: Route[],
   logger: Logger,
+  options: { payments: boolean } = { payments: false },
 ): (request: HttpRequest) => Promise<HttpAnswer> {
   const matching = routeMatcher(compileRoutes(schema, routes));
 
@@ -98,19 +99,21 @@ export function createRestHandler(
       const value = request.header(route.headers[name]!);
       if (value !== null) variables[name] = value;
     }
-    if (route.body) {
+    if (route.body || route.rawBody) {
       const body = await readJsonBody(request, 'The request body');
       if (!body.ok) return problem(body.kind, body.detail, body.issues, body.headers);
       if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value))
         return problem('validation', 'The request body must be a JSON object', [
           { path: '', message: 'must be a JSON object' },
         ]);
-      variables[BODY_VARIABLE] = body.value;
+      if (route.rawBody) variables[route.rawBody] = body.text;
+      else variables[BODY_VARIABLE] = body.value;
       if (route.beyondReference) {
         const given = body.value as Record<string, unknown>;
         variables.beyondReference = route.beyondReference.some((field) => given[field] != null);
       }
     }
+    if (route.payments) variables.payments = options.payments;
     const operation = { query: route.document, variables, operationName: route.operationId };
     const result = await runOperation(request, operation, { method, trusted: true });
     if (Symbol.asyncIterator in result) throw new Error(`Route ${route.operationId} is a subscription`);

@@ -23,7 +23,16 @@ const beyondReference = (fields: string) =>
     .split(' ')
     .map((field) => `${field} @include(if: $beyondReference)`)
     .join(' ');
-const ORDER_FIELDS = `orderId email createdAt total currency tickets { ${TICKET_FIELDS} }`;
+/** Fields a document selects only when the museum takes payment (see Route.payments). */
+const whenPaying = (fields: string) =>
+  fields
+    .split(' ')
+    .map((field) => `${field} @include(if: $payments)`)
+    .join(' ');
+const ORDER_FIELDS = `orderId email createdAt ${whenPaying('status expiresAt checkoutUrl refundedAmount')}
+  total currency tickets { ${TICKET_FIELDS} }`;
+/** A visitor's ticket that waits for payment (MUSEUM_PAYMENTS=stripe); null, so left out, for any other. */
+const PAYMENT_FIELDS = 'orderId status checkoutUrl expiresAt';
 const PRICE_LIST_FIELDS = 'currency categories { category name generalAdmission }';
 
 export interface Route {
@@ -38,6 +47,11 @@ export interface Route {
   query?: string[];
   /** The JSON request body becomes the `input` variable. */
   body?: true;
+  /**
+   * The JSON request body, exactly as it came, becomes this String variable: a signed webhook's signature
+   * covers its bytes, not what parsing them makes of it.
+   */
+  rawBody?: string;
   /** Request headers the operation reads, by variable name (`ifMatch: 'if-match'`), when sent. */
   headers?: Record<string, string>;
   /**
@@ -62,6 +76,11 @@ export interface Route {
    * (`@include(if: $beyondReference)`), so that a client of the reference gets exactly the reference's answer.
    */
   beyondReference?: string[];
+  /**
+   * The document's `$payments: Boolean!` is whether the museum takes payment (MUSEUM_PAYMENTS is not `none`):
+   * an order's payment fields are selected only then, so that a museum without payments answers as before.
+   */
+  payments?: true;
   /** One more media type the JSON answer can be sent in, when `Accept` prefers it (a report as CSV). */
   alternative?: {
     contentType: string;
@@ -160,7 +179,8 @@ export const routes: Route[] = [
     path: '/tickets',
     body: true,
     document: `mutation buyMuseumTickets($input: BuyMuseumTicketsInput!, $beyondReference: Boolean!) {
-      buyMuseumTickets(input: $input) { ${REFERENCE_CONFIRMATION_FIELDS} ${beyondReference(SALE_FIELDS)} } }`,
+      buyMuseumTickets(input: $input) {
+        ${REFERENCE_CONFIRMATION_FIELDS} ${beyondReference(SALE_FIELDS)} ${PAYMENT_FIELDS} } }`,
     beyondReference: ['category', 'entryTime'],
     status: 201,
     location: (ticket) => `/tickets/${ticket.ticketId}`,
@@ -180,7 +200,7 @@ export const routes: Route[] = [
     operationId: 'getTicketCode',
     method: 'GET',
     path: '/tickets/:ticketId/qr',
-    document: `query getTicketCode($ticketId: UUID!) { ticket(ticketId: $ticketId) { confirmationCode } }`,
+    document: `query getTicketCode($ticketId: UUID!) { ticket(ticketId: $ticketId) { admissionCode } }`,
     status: 200,
     notFound: 'There is no ticket with that ticketId',
     cacheControl: 'no-store',
@@ -189,7 +209,7 @@ export const routes: Route[] = [
       render: async (ticket) => {
         // The QR encoder is loaded when the first code is asked for.
         const { ticketCodePng } = await import('../tickets/ticket-code.ts');
-        return new Uint8Array(await ticketCodePng(String(ticket.confirmationCode)));
+        return new Uint8Array(await ticketCodePng(String(ticket.admissionCode)));
       },
     },
   },
@@ -205,7 +225,9 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/orders',
     body: true,
-    document: `mutation placeOrder($input: PlaceOrderInput!) { placeOrder(input: $input) { ${ORDER_FIELDS} } }`,
+    document: `mutation placeOrder($input: PlaceOrderInput!, $payments: Boolean!) {
+      placeOrder(input: $input) { ${ORDER_FIELDS} } }`,
+    payments: true,
     status: 201,
     location: (order) => `/orders/${order.orderId}`,
   },
@@ -213,7 +235,8 @@ export const routes: Route[] = [
     operationId: 'getOrder',
     method: 'GET',
     path: '/orders/:orderId',
-    document: `query getOrder($orderId: UUID!) { order(orderId: $orderId) { ${ORDER_FIELDS} } }`,
+    document: `query getOrder($orderId: UUID!, $payments: Boolean!) { order(orderId: $orderId) { ${ORDER_FIELDS} } }`,
+    payments: true,
     status: 200,
     notFound: 'There is no order with that orderId',
     // Its tickets' codes admit their holders: no cache keeps it.
@@ -281,6 +304,16 @@ export const routes: Route[] = [
         rows { date ticketType eventId eventName category sold cancelled checkedIn revenue } } }`,
     status: 200,
     alternative: { contentType: 'text/csv; charset=utf-8', render: salesCsv },
+  },
+  {
+    operationId: 'receiveStripeEvent',
+    method: 'POST',
+    path: '/payments/stripe',
+    rawBody: 'payload',
+    headers: { signature: 'stripe-signature' },
+    document: `mutation receiveStripeEvent($payload: String!, $signature: String) {
+      receiveStripeEvent(payload: $payload, signature: $signature) { received outcome } }`,
+    status: 200,
   },
   {
     operationId: 'createWebhookSubscription',

@@ -6,7 +6,7 @@ import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 import { SALES_SCOPE, SLOT_SCOPE } from './ticket-view.ts';
 
 /** A ticket as cancelling it finds it, its row locked until the transaction ends. */
-interface HeldTicket {
+export interface HeldTicket {
   ticketId: string;
   ticketDate: string;
   /** The ticket_sales scope its seat was counted in. */
@@ -16,11 +16,15 @@ interface HeldTicket {
   checkedInAt: string | null;
   /** Given back already, or its event was deleted: nothing left to cancel. */
   cancelled: boolean;
+  /** Its order is not paid yet (MUSEUM_PAYMENTS=stripe): only the whole order can be given up. */
+  awaitingPayment: boolean;
+  orderId: string | null;
 }
 
 const HELD_COLUMNS = `t.id as "ticketId", to_char(t.ticket_date, 'YYYY-MM-DD') as "ticketDate",
   ${SALES_SCOPE} as scope, ${SLOT_SCOPE} as slot, ${rfc3339('t.checked_in_at')} as "checkedInAt",
-  (t.cancelled_at is not null or e.deleted_at is not null) as cancelled`;
+  (t.cancelled_at is not null or e.deleted_at is not null) as cancelled,
+  t.awaiting_payment as "awaitingPayment", t.order_id as "orderId"`;
 
 // Owner or staff ($2) only, as reads are. The lock makes a concurrent check-in of the ticket wait for this
 // transaction (and then find it cancelled), and a concurrent cancellation find it cancelled.
@@ -32,8 +36,8 @@ const HOLD_TICKET = statement(
    for update of t`,
 );
 
-// Rows are locked in one order (their ids) by every cancellation of the order.
-const HOLD_ORDER_TICKETS = statement(
+// Rows are locked in one order (their ids) by every cancellation of the order, and by its expiry.
+export const HOLD_ORDER_TICKETS = statement(
   'cancel_hold_order_tickets',
   `select ${HELD_COLUMNS}
    from ticket_order o join ticket t on t.order_id = o.id left join special_event e on e.id = t.event_id
@@ -49,6 +53,11 @@ const LOCK_EVENTS = statement(
   'select from special_event where id = any($1::uuid[]) order by id for share',
 );
 
+/** Share-locks the events (by id) whose seats are given back or taken again, in one order. */
+export async function lockEvents(tx: Queryable, eventIds: string[]): Promise<void> {
+  if (eventIds.length > 0) await tx.query(LOCK_EVENTS, [eventIds]);
+}
+
 const CANCEL = statement(
   'cancel_tickets',
   'update ticket set cancelled_at = now() where id = any($1::uuid[]) and cancelled_at is null',
@@ -61,6 +70,44 @@ const FREE_SEATS = statement(
   'update ticket_sales set sold = greatest(sold - $3::int, 0) where scope = $1 and date = $2::date',
 );
 
+// The orders of tickets just given back: what was paid for them goes back (a row of the refund outbox, made by
+// the payments worker), and an order with no ticket left becomes $3 (cancelled, expired), or refunded when it
+// was paid. Answers the Checkout Sessions of the orders that were waiting for payment: they are to be expired.
+const SETTLE_ORDERS = statement(
+  'cancel_settle_orders',
+  `with given as (
+     select t.order_id, sum(t.price)::int as amount from ticket t
+     where t.id = any($1::uuid[]) and t.order_id is not null group by t.order_id),
+   refunds as (
+     insert into refund (id, order_id, amount, payment_intent, reason, status, attempts, next_attempt_at, created_at)
+     select gen_random_uuid(), o.id, g.amount, o.payment_intent, $2, 'pending', 0, now(), now()
+     from given g join ticket_order o on o.id = g.order_id
+     where o.payment_intent is not null and g.amount > 0
+     returning 1),
+   settled as (
+     update ticket_order o set status = case when o.payment_intent is not null then 'refunded' else $3 end
+     from given g
+     where o.id = g.order_id and o.status in ('pending', 'confirmed')
+       and not exists (select from ticket t where t.order_id = o.id and t.cancelled_at is null)
+     returning o.status, o.checkout_session_id, o.paid_amount)
+   select (select count(*)::int from refunds) as refunds,
+          coalesce((select json_agg(status) from settled), '[]') as statuses,
+          coalesce((select json_agg(checkout_session_id) from settled
+                    where checkout_session_id is not null and paid_amount is null), '[]') as "openSessions"`,
+);
+
+/** What giving tickets back did beyond them: to be told once the transaction has committed. */
+export interface GivenBack {
+  /** Refunds queued in the outbox. */
+  refunds: number;
+  /** The new status of each order that has no ticket left. */
+  statuses: string[];
+  /** Checkout Sessions of orders that were waiting for payment, to be expired at Stripe. */
+  openSessions: string[];
+}
+
+export const NOTHING_GIVEN_BACK: GivenBack = { refunds: 0, statuses: [], openSessions: [] };
+
 /**
  * Counter rows are locked in (date, scope) order by everything that holds several: orders, their
  * cancellation, and a timed ticket (its day's counter, `general`, before its slot's, `general 10:30`).
@@ -70,16 +117,22 @@ export const bySalesCounter = (a: { scope: string; date: string }, b: { scope: s
 
 /**
  * Gives back the tickets held that are not cancelled yet, all or none: none may be checked in, and a visitor
- * may cancel only before the ticket's day (staff at any time). Each seat goes back to its counter.
+ * may cancel only before the ticket's day (staff at any time); a ticket waiting for payment goes only with
+ * its whole order.
  */
 async function cancelHeld(
   tx: Queryable,
   held: HeldTicket[],
   canceller: Principal,
   today: string,
-): Promise<void> {
+  wholeOrder: boolean,
+): Promise<GivenBack> {
   const open = held.filter((ticket) => !ticket.cancelled);
   for (const ticket of open) {
+    if (ticket.awaitingPayment && !wholeOrder)
+      throw conflict(
+        `Ticket ${ticket.ticketId} waits for its order's payment: cancel the order ${ticket.orderId} instead`,
+      );
     if (ticket.checkedInAt !== null)
       throw conflict(
         `Ticket ${ticket.ticketId} was checked in at ${ticket.checkedInAt}; a used ticket cannot be cancelled`,
@@ -89,11 +142,23 @@ async function cancelHeld(
         `Ticket ${ticket.ticketId} is for ${ticket.ticketDate}: its holder can cancel it only before that day (today is ${today})`,
       );
   }
-  if (open.length === 0) return;
+  return giveBack(tx, open, 'cancelled');
+}
+
+/**
+ * Gives the tickets back (they hold their rows' locks): each seat goes back to its counter, what was paid
+ * for them goes to the refund outbox, and an order left without tickets becomes `orderStatus`.
+ */
+export async function giveBack(
+  tx: Queryable,
+  open: HeldTicket[],
+  orderStatus: 'cancelled' | 'expired',
+): Promise<GivenBack> {
+  if (open.length === 0) return NOTHING_GIVEN_BACK;
   const events = [
     ...new Set(open.map((ticket) => ticket.scope).filter((scope) => scope !== GENERAL_ADMISSION)),
   ];
-  if (events.length > 0) await tx.query(LOCK_EVENTS, [events]);
+  await lockEvents(tx, events);
   await tx.query(CANCEL, [open.map((ticket) => ticket.ticketId)]);
   const seats = new Map<string, { scope: string; date: string; count: number }>();
   for (const { scope: ticketScope, slot, ticketDate: date } of open) {
@@ -106,6 +171,13 @@ async function cancelHeld(
   }
   for (const seat of [...seats.values()].sort(bySalesCounter))
     await tx.query(FREE_SEATS, [seat.scope, seat.date, seat.count]);
+  if (!open.some((ticket) => ticket.orderId !== null)) return NOTHING_GIVEN_BACK;
+  const [settled] = await tx.query<GivenBack>(SETTLE_ORDERS, [
+    open.map((ticket) => ticket.ticketId),
+    'cancelled',
+    orderStatus,
+  ]);
+  return settled!;
 }
 
 /** Holds what `hold` finds of `id` (the canceller's own, or any for staff) and cancels it, all or none. */
@@ -116,20 +188,20 @@ function cancelHeldBy(
   id: string,
   missing: string,
   today: string,
-): Promise<true> {
+): Promise<GivenBack> {
   return retryOnDeadlock(() =>
     sql.transaction(async (tx) => {
       const held = await tx.query<HeldTicket>(hold, [id, canceller.role === 'staff', canceller.id]);
       if (held.length === 0) throw notFound(missing);
-      await cancelHeld(tx, held, canceller, today);
-      return true as const;
+      return cancelHeld(tx, held, canceller, today, hold === HOLD_ORDER_TICKETS);
     }),
   );
 }
 
 /**
  * Cancels a ticket: its owner before its day, staff at any time, never once it was checked in. Its seat can
- * be sold again. Cancelling a cancelled ticket is done already (true). Anyone else: not found.
+ * be sold again, and what was paid for it is refunded. Cancelling a cancelled ticket is done already.
+ * Anyone else: not found.
  */
 export const cancelTicket = (sql: Sql, canceller: Principal, ticketId: string, today: string) =>
   cancelHeldBy(sql, canceller, HOLD_TICKET, ticketId, 'There is no ticket with that ticketId', today);

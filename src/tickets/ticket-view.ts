@@ -4,11 +4,14 @@ import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 import { PURCHASE_MESSAGES } from './tickets.rules.ts';
 import type { TicketConfirmation } from './tickets.service.ts';
 
-export const TICKET_STATUSES = ['valid', 'used', 'cancelled'] as const;
+export const TICKET_STATUSES = ['valid', 'used', 'cancelled', 'pending'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
 
 export interface TicketView extends TicketConfirmation {
-  /** `used` once checked in; `cancelled` once given back or its event was deleted; else `valid`. */
+  /**
+   * `used` once checked in; `cancelled` once given back or its event was deleted; `pending` while its order
+   * waits for payment; else `valid`.
+   */
   status: TicketStatus;
   /** When a gate admitted it (RFC 3339, UTC), or null. */
   checkedInAt: string | null;
@@ -17,7 +20,8 @@ export interface TicketView extends TicketConfirmation {
 // Read from `ticket t left join special_event e on e.id = t.event_id`. A ticket checked in is `used` even if
 // its event was deleted afterwards: the visit happened.
 const STATUS = `case when t.checked_in_at is not null then 'used'
-  when t.cancelled_at is not null or e.deleted_at is not null then 'cancelled' else 'valid' end`;
+  when t.cancelled_at is not null or e.deleted_at is not null then 'cancelled'
+  when t.awaiting_payment then 'pending' else 'valid' end`;
 
 /** Whether a ticket's status is `cancelled` (STATUS), for counts: given back, or of a deleted event and not used. */
 export const CANCELLED = `(t.checked_in_at is null and (t.cancelled_at is not null or e.deleted_at is not null))`;

@@ -30,6 +30,8 @@ export const Ticket = defineEntity({
     checkedInAt: p.datetime().nullable(),
     /** When it was given back; its seat was sold again from then on. */
     cancelledAt: p.datetime().nullable(),
+    /** Its order is not paid yet: its seat is held, but it admits no one and its code is not served. */
+    awaitingPayment: p.boolean().default(false),
     /**
      * The visitor category it was sold in and what it cost then, in hundredths of the currency: a later price
      * change leaves it as it was. No foreign key: a category may leave the price list, its tickets stay.

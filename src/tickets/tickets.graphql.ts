@@ -1,15 +1,22 @@
+import type { Principal } from '../accounts/authenticator.ts';
+import { conflict, invalidField } from '../common/errors.ts';
 import { toAmount } from '../common/money.ts';
+import type { AppDeps } from '../context.ts';
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
+import { withCheckout } from '../orders/checkout.ts';
+import type { OrderStatus } from '../orders/order.entity.ts';
+import { placeOrder } from '../orders/orders.service.ts';
+import { OrderStatusEnum } from '../payments/payments.graphql.ts';
 import { CATEGORY_DESCRIPTION } from '../prices/prices.graphql.ts';
 import { DEFAULT_CATEGORY } from '../prices/prices.rules.ts';
 import { cancelTicket } from './cancellation.ts';
 import { purchaseOptions } from './purchase-options.ts';
 import { TICKET_TYPES } from './ticket.entity.ts';
 import { getTicket, TICKET_STATUSES, type TicketView } from './ticket-view.ts';
-import { buyTicketsSchema } from './tickets.rules.ts';
-import { buyTickets, type TicketConfirmation } from './tickets.service.ts';
+import { type BuyTicketsInput, buyTicketsSchema } from './tickets.rules.ts';
+import { buyTickets, type PurchaseOptions, type TicketConfirmation } from './tickets.service.ts';
 
 type TicketFields = PothosSchemaTypes.ObjectFieldBuilder<
   PothosSchemaTypes.ExtendDefaultTypes<typeof builder.$inferSchemaTypes>,
@@ -56,8 +63,16 @@ export const TicketKindEnum = builder.enumType('TicketType', {
   values: TICKET_TYPES,
 });
 
+/** A purchase's answer: with its order's payment, when it waits for one (MUSEUM_PAYMENTS=stripe). */
+type PurchaseAnswer = TicketConfirmation & {
+  orderId?: string;
+  status?: OrderStatus;
+  checkoutUrl?: string | null;
+  expiresAt?: string | null;
+};
+
 export const MuseumTicketsConfirmationType = builder
-  .objectRef<TicketConfirmation>('MuseumTicketsConfirmation')
+  .objectRef<PurchaseAnswer>('MuseumTicketsConfirmation')
   .implement({
     description: 'Details for a museum ticket after a successful purchase.',
     fields: (t) => ({
@@ -71,6 +86,31 @@ export const MuseumTicketsConfirmationType = builder
       eventId: t.expose('eventId', { type: 'UUID', nullable: true }),
       eventName: t.exposeString('eventName', { nullable: true }),
       ...ticketPriceFields(t),
+      orderId: t.field({
+        type: 'UUID',
+        nullable: true,
+        description:
+          "With MUSEUM_PAYMENTS=stripe, a visitor's ticket is a one-ticket order, paid at checkoutUrl; else null.",
+        resolve: (answer) => answer.orderId ?? null,
+      }),
+      status: t.field({
+        type: OrderStatusEnum,
+        nullable: true,
+        description: "That order's status (pending until it is paid); null without one.",
+        resolve: (answer) => answer.status ?? null,
+      }),
+      checkoutUrl: t.string({
+        nullable: true,
+        description: 'Where the ticket is paid (Stripe Checkout); null without an order to pay.',
+        resolve: (answer) => answer.checkoutUrl ?? null,
+      }),
+      expiresAt: t.field({
+        type: 'DateTime',
+        nullable: true,
+        description:
+          'When the held seat is given back unless the ticket is paid; null without an order to pay.',
+        resolve: (answer) => answer.expiresAt ?? null,
+      }),
     }),
   });
 
@@ -97,15 +137,48 @@ builder.mutationField('buyMuseumTickets', (t) =>
     authScopes: { visitor: true },
     args: { input: t.arg({ type: BuyMuseumTicketsInput }) },
     resolve: (_root, { input }, { deps, principal, idempotencyKey }) => {
-      const options = purchaseOptions(deps, idempotencyKey);
-      return withinArgument('input', () => buyTickets(deps.db.sql, principal!, input, options));
+      const options = purchaseOptions(deps, idempotencyKey, principal!);
+      return withinArgument('input', () =>
+        options.holdMinutes === null
+          ? buyTickets(deps.db.sql, principal!, input, options)
+          : buyHeldTicket(deps, principal!, input, options),
+      );
     },
   }),
 );
 
+/** A ticket that waits for payment: a one-ticket order, offered for payment, answered as a purchase. */
+async function buyHeldTicket(
+  deps: AppDeps,
+  buyer: Principal,
+  input: BuyTicketsInput,
+  options: PurchaseOptions,
+): Promise<PurchaseAnswer> {
+  if (input.ticketDate < options.today)
+    throw invalidField('ticketDate', `must be today (${options.today}) or later`);
+  const { email, ...line } = input;
+  // Errors name the purchase's own fields, as for a ticket bought alone, not the order's line.
+  const placed = await placeOrder(
+    deps.db.sql,
+    buyer,
+    { email, lines: [{ ...line, quantity: 1 }] },
+    options,
+    (_line, error) => error,
+  );
+  const order = await withCheckout(deps, buyer, placed);
+  const { status: _ticketStatus, checkedInAt: _checkedInAt, ...ticket } = order.tickets[0]!;
+  return {
+    ...ticket,
+    orderId: order.orderId,
+    status: order.status ?? 'confirmed',
+    checkoutUrl: order.status === 'pending' ? (order.checkoutUrl ?? null) : null,
+    expiresAt: order.expiresAt ?? null,
+  };
+}
+
 export const TicketStatusEnum = builder.enumType('TicketStatus', {
   description:
-    'valid: admits its holder on its date; used: checked in at the door; cancelled: given back, or its event was cancelled.',
+    'valid: admits its holder on its date; used: checked in at the door; cancelled: given back, or its event was cancelled; pending: its order waits for payment, and it admits no one until then.',
   values: TICKET_STATUSES,
 });
 
@@ -119,6 +192,15 @@ export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
     ticketType: t.expose('ticketType', { type: TicketKindEnum }),
     ticketDate: t.expose('ticketDate', { type: 'Date' }),
     confirmationCode: t.exposeString('confirmationCode'),
+    admissionCode: t.string({
+      description:
+        'What its QR code (GET /tickets/{ticketId}/qr) encodes: the confirmation code, once the ticket is paid; CONFLICT while its order waits for payment.',
+      resolve: (ticket) => {
+        if (ticket.status === 'pending')
+          throw conflict('not paid: the ticket admits no one until its order is paid');
+        return ticket.confirmationCode;
+      },
+    }),
     eventId: t.expose('eventId', { type: 'UUID', nullable: true }),
     eventName: t.exposeString('eventName', { nullable: true }),
     status: t.expose('status', { type: TicketStatusEnum }),
@@ -146,10 +228,13 @@ builder.queryField('ticket', (t) =>
 builder.mutationField('cancelTicket', (t) =>
   t.boolean({
     description:
-      'Gives a ticket back: its owner before its date, staff at any time; never once it was checked in (CONFLICT). Its seat is sold again; the ticket stays readable as cancelled. True, also when it was cancelled already; NOT_FOUND for a ticket that is not yours.',
+      'Gives a ticket back: its owner before its date, staff at any time; never once it was checked in, nor alone while its order waits for payment (CONFLICT). Its seat is sold again, and what was paid for it is refunded through Stripe, once; the ticket stays readable as cancelled. True, also when it was cancelled already; NOT_FOUND for a ticket that is not yours.',
     authScopes: { visitor: true },
     args: { ticketId: t.arg({ type: 'UUID' }) },
-    resolve: (_root, { ticketId }, { deps, principal }) =>
-      cancelTicket(deps.db.sql, principal!, ticketId, deps.clock.today()),
+    resolve: async (_root, { ticketId }, { deps, principal }) => {
+      const givenBack = await cancelTicket(deps.db.sql, principal!, ticketId, deps.clock.today());
+      deps.payments?.givenBack(givenBack);
+      return true;
+    },
   }),
 );

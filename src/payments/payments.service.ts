@@ -1,0 +1,441 @@
+import { randomUUID } from 'node:crypto';
+import { retryOnDeadlock } from '../db/database.ts';
+import { type Queryable, type Sql, statement } from '../db/sql.ts';
+import {
+  bySalesCounter,
+  type GivenBack,
+  giveBack,
+  type HeldTicket,
+  HOLD_ORDER_TICKETS,
+  lockEvents,
+  NOTHING_GIVEN_BACK,
+} from '../tickets/cancellation.ts';
+import { GENERAL_ADMISSION } from '../tickets/ticket-sales.entity.ts';
+import type { CheckoutLine, CheckoutSession, PaymentEvent } from './stripe-gateway.ts';
+
+/** What a Stripe event did: the metric's `outcome` and the webhook's answer. */
+export type EventOutcome =
+  | 'confirmed'
+  | 'confirmed_late'
+  | 'refunded'
+  | 'expired'
+  | 'awaiting_payment'
+  | 'no_change'
+  | 'replayed'
+  | 'unknown_session'
+  | 'ignored';
+
+/** The order as a payment finds it, its row locked until the transaction ends. */
+interface HeldOrder {
+  id: string;
+  status: string;
+  paymentIntent: string | null;
+}
+
+// Stripe's event id takes effect once: its row commits with what the event did.
+const RECORD_EVENT = statement(
+  'payment_record_event',
+  `insert into stripe_event (id, type, received_at) values ($1, $2, now())
+   on conflict (id) do nothing returning id`,
+);
+
+// The order a Checkout Session pays: by the order id Stripe carries back (client_reference_id), and the
+// session, unless the order has not stored its session yet (the service stopped right after making it).
+const HOLD_ORDER = statement(
+  'payment_hold_order',
+  `select id, status, payment_intent as "paymentIntent" from ticket_order
+   where id = $1::uuid and (checkout_session_id = $2 or checkout_session_id is null)
+   for update`,
+);
+
+const CONFIRM_ORDER = statement(
+  'payment_confirm_order',
+  `with paid as (
+     update ticket_order set status = 'confirmed', paid_amount = $2::int, payment_intent = $3,
+       checkout_session_id = coalesce(checkout_session_id, $4)
+     where id = $1::uuid returning id)
+   update ticket set awaiting_payment = false, cancelled_at = null
+   where order_id = (select id from paid)`,
+);
+
+const REFUND_LATE_PAYMENT = statement(
+  'payment_refund_late',
+  `with refunded as (
+     update ticket_order set status = 'refunded', paid_amount = $2::int, payment_intent = $3,
+       checkout_session_id = coalesce(checkout_session_id, $4)
+     where id = $1::uuid returning id)
+   insert into refund (id, order_id, amount, payment_intent, reason, status, attempts, next_attempt_at, created_at)
+   select $5::uuid, id, $2::int, $3, 'late_payment', 'pending', 0, now(), now() from refunded where $2::int > 0`,
+);
+
+// An expired order's tickets, their seats to be taken again: each with the capacity of its counter(s).
+const EXPIRED_SEATS = statement(
+  'payment_expired_seats',
+  `select to_char(t.ticket_date, 'YYYY-MM-DD') as date, coalesce(t.event_id::text, '${GENERAL_ADMISSION}') as scope,
+          case when t.entry_time is not null then '${GENERAL_ADMISSION} ' || to_char(t.entry_time, 'HH24:MI') end as slot,
+          e.capacity as "eventCapacity",
+          (e.id is not null and (e.deleted_at is not null or not exists (
+             select from special_event_date d where d.event_id = e.id and d.date = t.ticket_date and d.listed))) as gone,
+          coalesce(ds.capacity, case when ds.date is null then ms.capacity end) as "slotCapacity"
+   from ticket t
+   left join special_event e on e.id = t.event_id
+   left join day_entry_slots ds on ds.date = t.ticket_date
+   cross join entry_slots ms
+   where t.order_id = $1::uuid
+   order by t.id`,
+);
+
+// Takes $3 seats of counter ($1, $2) under capacity $4. A missing counter starts from the tickets of its
+// scope sold and not cancelled, as a purchase's does (src/tickets/tickets.service.ts).
+const TAKE_SEATS = statement(
+  'payment_take_seats',
+  `insert into ticket_sales as s (scope, date, sold)
+   select $1, $2::date, counted.sold + $3::int from (
+     select case when exists (select from ticket_sales where scope = $1 and date = $2::date) then 0
+       else (select count(*)::int from ticket t
+             where t.ticket_date = $2::date and t.cancelled_at is null
+               and ($1 = coalesce(t.event_id::text, '${GENERAL_ADMISSION}')
+                    or $1 = '${GENERAL_ADMISSION} ' || to_char(t.entry_time, 'HH24:MI'))) end as sold) counted
+   where counted.sold + $3::int <= $4::int
+   on conflict (scope, date) do update set sold = s.sold + $3::int where s.sold + $3::int <= $4::int
+   returning sold`,
+);
+
+/** A late payment found its seats sold meanwhile: the transaction that tried to take them rolls back. */
+class SeatsGone extends Error {}
+
+interface ExpiredSeat {
+  date: string;
+  scope: string;
+  slot: string | null;
+  eventCapacity: number | null;
+  gone: boolean;
+  slotCapacity: number | null;
+}
+
+/**
+ * Takes the seats of an expired order's tickets again, in the one order of counters; SeatsGone when one is
+ * full, its event was cancelled, or its day has passed.
+ */
+async function retakeSeats(tx: Queryable, orderId: string, rules: LatePaymentRules): Promise<void> {
+  const seats = await tx.query<ExpiredSeat>(EXPIRED_SEATS, [orderId]);
+  if (seats.some((seat) => seat.gone || seat.date < rules.today)) throw new SeatsGone();
+  const events = [...new Set(seats.map((seat) => seat.scope).filter((scope) => scope !== GENERAL_ADMISSION))];
+  await lockEvents(tx, events);
+  const counters = new Map<string, { scope: string; date: string; count: number; capacity: number | null }>();
+  const count = (scope: string, date: string, capacity: number | null) => {
+    const key = `${scope} ${date}`;
+    const counter = counters.get(key) ?? { scope, date, count: 0, capacity };
+    counter.count += 1;
+    counters.set(key, counter);
+  };
+  for (const seat of seats) {
+    count(seat.scope, seat.date, seat.scope === GENERAL_ADMISSION ? rules.dailyCapacity : seat.eventCapacity);
+    if (seat.slot) count(seat.slot, seat.date, seat.slotCapacity);
+  }
+  for (const counter of [...counters.values()].sort(bySalesCounter)) {
+    // No capacity: nothing counted, nothing to take.
+    if (counter.capacity === null) continue;
+    const [taken] = await tx.query(TAKE_SEATS, [
+      counter.scope,
+      counter.date,
+      counter.count,
+      counter.capacity,
+    ]);
+    if (!taken) throw new SeatsGone();
+  }
+}
+
+/** What a late payment's seats are checked against. */
+export interface LatePaymentRules {
+  today: string;
+  dailyCapacity: number | null;
+}
+
+/**
+ * A Checkout Session was paid. A pending order is confirmed; an expired one takes its seats again if they are
+ * free, else it is refunded in full (as is an order its buyer cancelled while paying). An order paid already
+ * changes nothing.
+ */
+async function applyPayment(
+  sql: Sql,
+  event: PaymentEvent,
+  session: CheckoutSession,
+  orderId: string,
+  rules: LatePaymentRules,
+): Promise<EventOutcome> {
+  const paid = [orderId, session.amountTotal, session.paymentIntent, session.id];
+  try {
+    return await retryOnDeadlock(() =>
+      sql.transaction(async (tx) => {
+        const order = await holdOrder(tx, event, session, orderId);
+        if (typeof order === 'string') return order;
+        if (order.paymentIntent !== null) return 'no_change';
+        if (order.status === 'pending') {
+          await tx.query(CONFIRM_ORDER, paid);
+          return 'confirmed';
+        }
+        if (order.status !== 'expired') throw new SeatsGone();
+        await retakeSeats(tx, order.id, rules);
+        await tx.query(CONFIRM_ORDER, paid);
+        return 'confirmed_late';
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof SeatsGone)) throw error;
+  }
+  // No seat for it: what was paid goes back, in full, once.
+  return retryOnDeadlock(() =>
+    sql.transaction(async (tx) => {
+      const order = await holdOrder(tx, event, session, orderId);
+      if (typeof order === 'string') return order;
+      if (order.paymentIntent !== null) return 'no_change';
+      await tx.query(REFUND_LATE_PAYMENT, [...paid, randomUUID()]);
+      return 'refunded';
+    }),
+  );
+}
+
+/** Records the event (once) and locks the order its session pays; or says why there is nothing to do. */
+async function holdOrder(
+  tx: Queryable,
+  event: PaymentEvent,
+  session: CheckoutSession,
+  orderId: string,
+): Promise<HeldOrder | 'replayed' | 'unknown_session'> {
+  const [recorded] = await tx.query(RECORD_EVENT, [event.id, event.type]);
+  if (!recorded) return 'replayed';
+  const [order] = await tx.query<HeldOrder>(HOLD_ORDER, [orderId, session.id]);
+  return order ?? 'unknown_session';
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What an event did, and what is left to do once it committed (an order's Checkout Session to expire). */
+export interface EventResult {
+  outcome: EventOutcome;
+  givenBack: GivenBack;
+}
+
+/**
+ * Applies a verified Stripe event, once (a replay changes nothing), in whatever order events come: a paid
+ * session confirms its order (or refunds a payment that came too late), an expired or failed one expires a
+ * pending order and gives its seats back. Events of other types, and sessions of no order here, change nothing.
+ */
+export async function applyStripeEvent(
+  sql: Sql,
+  event: PaymentEvent,
+  rules: LatePaymentRules,
+): Promise<EventResult> {
+  const session = event.session;
+  const orderId = session?.clientReferenceId;
+  const result = (outcome: EventOutcome, givenBack = NOTHING_GIVEN_BACK) => ({ outcome, givenBack });
+  if (!session || !orderId || !UUID.test(orderId)) {
+    const [recorded] = await sql.query(RECORD_EVENT, [event.id, event.type]);
+    return result(!recorded ? 'replayed' : session ? 'unknown_session' : 'ignored');
+  }
+  switch (event.type) {
+    case 'checkout.session.completed':
+      if (session.paymentStatus === 'unpaid') {
+        const [recorded] = await sql.query(RECORD_EVENT, [event.id, event.type]);
+        return result(recorded ? 'awaiting_payment' : 'replayed');
+      }
+      return result(await applyPayment(sql, event, session, orderId, rules));
+    case 'checkout.session.async_payment_succeeded':
+      return result(await applyPayment(sql, event, session, orderId, rules));
+    case 'checkout.session.expired':
+    case 'checkout.session.async_payment_failed':
+      return retryOnDeadlock(() =>
+        sql.transaction(async (tx) => {
+          const order = await holdOrder(tx, event, session, orderId);
+          if (typeof order === 'string') return result(order);
+          if (order.status !== 'pending') return result('no_change');
+          return result('expired', await expireHeld(tx, order.id));
+        }),
+      );
+    default: {
+      const [recorded] = await sql.query(RECORD_EVENT, [event.id, event.type]);
+      return result(recorded ? 'ignored' : 'replayed');
+    }
+  }
+}
+
+/** Gives back every ticket of a pending order whose row is locked; it becomes `expired`. */
+async function expireHeld(tx: Queryable, orderId: string): Promise<GivenBack> {
+  const tickets = await tx.query<HeldTicket>(HOLD_ORDER_TICKETS, [orderId, true, null]);
+  return giveBack(
+    tx,
+    tickets.filter((ticket) => !ticket.cancelled),
+    'expired',
+  );
+}
+
+// One pending order whose hold has ended, locked; one another instance is expiring is skipped.
+const TAKE_EXPIRED_ORDER = statement(
+  'payment_take_expired_order',
+  `select id from ticket_order where status = 'pending' and expires_at <= now()
+   order by expires_at limit 1 for update skip locked`,
+);
+
+const NEXT_EXPIRY = statement(
+  'payment_next_expiry',
+  `select extract(epoch from min(expires_at) - now())::float8 as seconds
+   from ticket_order where status = 'pending'`,
+);
+
+/**
+ * Expires the pending orders whose hold has ended, one transaction each, exactly once across instances:
+ * their seats come back. Answers what each gave back (its Checkout Session is to be expired at Stripe),
+ * and the seconds until the next hold ends (null: none pending).
+ */
+export async function expireDueOrders(
+  sql: Sql,
+): Promise<{ expired: GivenBack[]; nextInSeconds: number | null }> {
+  const expired: GivenBack[] = [];
+  for (;;) {
+    const done = await retryOnDeadlock(() =>
+      sql.transaction(async (tx) => {
+        const [order] = await tx.query<{ id: string }>(TAKE_EXPIRED_ORDER, []);
+        return order ? expireHeld(tx, order.id) : null;
+      }),
+    );
+    if (!done) break;
+    expired.push(done);
+  }
+  const [next] = await sql.query<{ seconds: number | null }>(NEXT_EXPIRY, []);
+  return { expired, nextInSeconds: next?.seconds ?? null };
+}
+
+// What a Checkout Session sells: the order's tickets, one line per kind of ticket at one price.
+const CHECKOUT_LINES = statement(
+  'payment_checkout_lines',
+  `select t.ticket_type as "ticketType", to_char(t.ticket_date, 'YYYY-MM-DD') as date, e.name as "eventName",
+          c.name as category, to_char(t.entry_time, 'HH24:MI') as "entryTime", t.price as "unitAmount",
+          count(*)::int as quantity, min(t.order_position) as position
+   from ticket t
+   left join special_event e on e.id = t.event_id
+   left join price_category c on c.category = t.category
+   where t.order_id = $1::uuid
+   group by t.ticket_type, t.ticket_date, e.name, c.name, t.category, t.entry_time, t.price
+   order by position`,
+);
+
+/** The order's lines as Checkout shows them: what, for whom, when, and at what price. */
+export async function checkoutLines(sql: Queryable, orderId: string): Promise<CheckoutLine[]> {
+  const rows = await sql.query<{
+    ticketType: string;
+    date: string;
+    eventName: string | null;
+    category: string | null;
+    entryTime: string | null;
+    unitAmount: number;
+    quantity: number;
+  }>(CHECKOUT_LINES, [orderId]);
+  return rows.map((row) => ({
+    name: [
+      row.eventName ?? 'General admission',
+      row.date,
+      row.entryTime ? `entry ${row.entryTime}` : null,
+      row.category,
+    ]
+      .filter(Boolean)
+      .join(', '),
+    unitAmount: row.unitAmount,
+    quantity: row.quantity,
+  }));
+}
+
+// The session is stored once, and only on an order still waiting for it.
+const STORE_CHECKOUT = statement(
+  'payment_store_checkout',
+  `update ticket_order set checkout_session_id = $2, checkout_url = $3
+   where id = $1::uuid and status = 'pending' and checkout_session_id is null
+   returning id`,
+);
+
+export async function storeCheckout(
+  sql: Queryable,
+  orderId: string,
+  session: { sessionId: string; url: string },
+): Promise<boolean> {
+  const [stored] = await sql.query(STORE_CHECKOUT, [orderId, session.sessionId, session.url]);
+  return stored !== undefined;
+}
+
+/** An order that could not be offered for payment gives its seats back at once. */
+export async function abandonOrder(sql: Sql, orderId: string): Promise<GivenBack> {
+  return retryOnDeadlock(() =>
+    sql.transaction(async (tx) => {
+      const [order] = await tx.query<{ id: string }>(HOLD_PENDING_ORDER, [orderId]);
+      return order ? expireHeld(tx, order.id) : NOTHING_GIVEN_BACK;
+    }),
+  );
+}
+
+const HOLD_PENDING_ORDER = statement(
+  'payment_hold_pending_order',
+  `select id from ticket_order where id = $1::uuid and status = 'pending' for update`,
+);
+
+// Refunds due: rows another worker holds are skipped; each taken row's next attempt moves a lease ahead.
+const TAKE_DUE_REFUNDS = statement(
+  'refund_take_due',
+  `update refund r set attempts = r.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::float8)
+   where r.id in (
+     select id from refund where status = 'pending' and next_attempt_at <= now()
+     order by next_attempt_at limit $1::int for update skip locked)
+   returning r.id, r.payment_intent as "paymentIntent", r.amount, r.attempts`,
+);
+
+const RECORD_REFUND = statement(
+  'refund_record',
+  `update refund set status = $2, stripe_refund_id = coalesce($3, stripe_refund_id), last_error = $4,
+     refunded_at = case when $2 = 'succeeded' then now() end,
+     next_attempt_at = case when $2 = 'pending' then now() + make_interval(secs => $5::float8) end
+   where id = $1::uuid and status = 'pending'`,
+);
+
+const NEXT_REFUND = statement(
+  'refund_next_due',
+  `select extract(epoch from min(next_attempt_at) - now())::float8 as seconds from refund where status = 'pending'`,
+);
+
+export interface DueRefund {
+  id: string;
+  paymentIntent: string;
+  amount: number;
+  attempts: number;
+}
+
+export const takeDueRefunds = (sql: Queryable, batch: number, leaseSeconds: number) =>
+  sql.query<DueRefund>(TAKE_DUE_REFUNDS, [batch, leaseSeconds]);
+
+export const recordRefund = (
+  sql: Queryable,
+  id: string,
+  outcome:
+    | { status: 'succeeded'; stripeRefundId: string }
+    | { status: 'failed' | 'pending'; error: string; retryInSeconds?: number },
+) =>
+  sql.query(RECORD_REFUND, [
+    id,
+    outcome.status,
+    outcome.status === 'succeeded' ? outcome.stripeRefundId : null,
+    outcome.status === 'succeeded' ? null : outcome.error.slice(0, 500),
+    outcome.status === 'pending' ? (outcome.retryInSeconds ?? 0) : 0,
+  ]);
+
+export async function nextRefundInSeconds(sql: Queryable): Promise<number | null> {
+  const [next] = await sql.query<{ seconds: number | null }>(NEXT_REFUND, []);
+  return next?.seconds ?? null;
+}
+
+// Stripe retries an event for 3 days: an id older than 30 days will not come again.
+const PURGE_STRIPE_EVENTS = statement(
+  'stripe_event_purge',
+  "delete from stripe_event where received_at < now() - interval '30 days'",
+);
+
+export async function purgeOldStripeEvents(sql: Queryable): Promise<void> {
+  await sql.query(PURGE_STRIPE_EVENTS, []);
+}
