@@ -37,7 +37,7 @@ const NOT_WALKED: Record<string, string> = {
   'docs/live.md § The specialEventPublished subscription':
     'test/events/live.test.ts runs it (curl -N never ends)',
   "docs/payments.md § Trying it in Stripe's test mode":
-    "they need a Stripe account and the Stripe CLI; test/payments/ runs the same flow against a Stripe look-alike",
+    'they need a Stripe account and the Stripe CLI; test/payments/ runs the same flow against a Stripe look-alike',
   'docs/operations.md § Running on PostgreSQL':
     'they need a PostgreSQL server, which this file does not start',
   'docs/operations.md § Running in production': 'npm ci, and a server on a database host named db',

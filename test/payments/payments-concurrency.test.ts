@@ -84,7 +84,7 @@ describe(`30 visitors race for 10 seats while paying (${onPostgres ? 'two instan
     // Every hold ends at once; both instances' workers look at the same moment.
     await museum.deps.db.sql.query(END_HOLDS, []);
     museum.deps.payments!.wake();
-    second?.deps.payments!.wake();
+    if (second) second.deps.payments!.wake();
     await eventually(async () => {
       const rows = await Promise.all(orders.map((orderId) => orderRow(museum, orderId)));
       return rows.every((row) => row?.status === 'expired');
