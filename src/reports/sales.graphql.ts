@@ -17,9 +17,16 @@ const SalesRowType = builder.objectRef<SalesRow>('SalesRow').implement({
     }),
     eventName: t.exposeString('eventName', { nullable: true, description: 'Null for general admission.' }),
     category: t.exposeString('category', { description: CATEGORY_DESCRIPTION }),
-    sold: t.exposeInt('sold', { description: 'Tickets sold, those cancelled since included.' }),
+    sold: t.exposeInt('sold', {
+      description:
+        'Tickets sold, those cancelled since included; a ticket held for an order that was never paid is not one.',
+    }),
     cancelled: t.exposeInt('cancelled', {
       description: 'Of those, given back since (or of an event that was deleted, and not used).',
+    }),
+    refunded: t.exposeInt('refunded', {
+      description:
+        'Of the cancelled, those whose price was refunded through Stripe (MUSEUM_PAYMENTS=stripe).',
     }),
     checkedIn: t.exposeInt('checkedIn', { description: 'Of those, admitted at the door.' }),
     revenue: t.float({

@@ -46,7 +46,7 @@ export function routeAnswer(
   };
   if (alternative && prefers(request, alternative.contentType)) {
     const headers = { 'Content-Type': alternative.contentType, 'Cache-Control': cacheControl };
-    const body = alternative.render(value as Record<string, unknown>);
+    const body = alternative.render(value as Record<string, unknown>, variables);
     return validated({ status: route.status, headers, body }, () => entityTag(body));
   }
   if (produces)

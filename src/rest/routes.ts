@@ -84,7 +84,7 @@ export interface Route {
   /** One more media type the JSON answer can be sent in, when `Accept` prefers it (a report as CSV). */
   alternative?: {
     contentType: string;
-    render: (result: Record<string, unknown>) => string;
+    render: (result: Record<string, unknown>, variables: Record<string, unknown>) => string;
   };
   /**
    * Who may keep the answer. Default: reads `private, no-cache` (every read needs credentials, so no shared
@@ -298,11 +298,12 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/reports/sales',
     query: ['startDate', 'endDate'],
-    document: `query getSalesReport($startDate: Date!, $endDate: Date!) {
+    document: `query getSalesReport($startDate: Date!, $endDate: Date!, $payments: Boolean!) {
       sales(startDate: $startDate, endDate: $endDate) {
         currency startDate endDate
-        rows { date ticketType eventId eventName category sold cancelled checkedIn revenue } } }`,
+        rows { date ticketType eventId eventName category sold cancelled ${whenPaying('refunded')} checkedIn revenue } } }`,
     status: 200,
+    payments: true,
     alternative: { contentType: 'text/csv; charset=utf-8', render: salesCsv },
   },
   {

@@ -447,6 +447,20 @@ describe('refunds', () => {
     );
     read = await museum.rest('GET', `/orders/${placed.body.orderId}`);
     expect(read.body).toMatchObject({ status: 'refunded', refundedAmount: 28 });
+    // The sales report: both sold, both given back, both refunded; a held order that was never paid is no sale.
+    await placePending(day, 1);
+    const report = await museum.rest('GET', `/reports/sales?startDate=${day}&endDate=${day}`, { as: 'staff' });
+    expect(report.body.rows).toEqual([
+      expect.objectContaining({ category: 'adult', sold: 1, cancelled: 1, refunded: 1, revenue: 0 }),
+      expect.objectContaining({ category: 'child', sold: 1, cancelled: 1, refunded: 1, revenue: 0 }),
+    ]);
+    const csv = await museum.rest('GET', `/reports/sales?startDate=${day}&endDate=${day}`, {
+      as: 'staff',
+      headers: { accept: 'text/csv' },
+    });
+    expect(csv.text.split('\r\n')[0]).toBe(
+      'date,ticketType,eventId,eventName,category,sold,cancelled,refunded,checkedIn,revenue,currency',
+    );
     expect(
       stripe.refunds
         .filter((r) => r.payment_intent === intent)
