@@ -4,6 +4,7 @@
 // GraphQL, against a Stripe look-alike the service's own `stripe` SDK calls.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
 import { addGateAccount, upcoming } from '../support/museum.ts';
 import {
   endHold,
@@ -18,7 +19,10 @@ import {
 import { eventually } from '../support/receiver.ts';
 import { openToday } from '../support/visit.ts';
 
-const { museum, stripe } = usePaidMuseum({ MUSEUM_DAILY_CAPACITY: '3' });
+/** The log lines of this file's museum, as pino writes them. */
+const logged: string[] = [];
+const logger = createLogger('info', { write: (line: string) => void logged.push(line) });
+const { museum, stripe } = usePaidMuseum({ MUSEUM_DAILY_CAPACITY: '3' }, { logger });
 
 const ORDER_FIELDS = `orderId status total currency expiresAt checkoutUrl refundedAmount
   tickets { ticketId status confirmationCode price }`;
@@ -449,7 +453,9 @@ describe('refunds', () => {
     expect(read.body).toMatchObject({ status: 'refunded', refundedAmount: 28 });
     // The sales report: both sold, both given back, both refunded; a held order that was never paid is no sale.
     await placePending(day, 1);
-    const report = await museum.rest('GET', `/reports/sales?startDate=${day}&endDate=${day}`, { as: 'staff' });
+    const report = await museum.rest('GET', `/reports/sales?startDate=${day}&endDate=${day}`, {
+      as: 'staff',
+    });
     expect(report.body.rows).toEqual([
       expect.objectContaining({ category: 'adult', sold: 1, cancelled: 1, refunded: 1, revenue: 0 }),
       expect.objectContaining({ category: 'child', sold: 1, cancelled: 1, refunded: 1, revenue: 0 }),
@@ -505,5 +511,27 @@ describe('refunds', () => {
       .filter((c) => c.path === '/v1/refunds' && c.body.payment_intent === intent)
       .map((c) => c.idempotencyKey);
     expect(new Set(keys).size).toBe(1);
+  });
+});
+
+describe('what it leaves behind', () => {
+  it('counts Stripe events, orders by status and refunds in /metrics, and logs no e-mail address or secret', async () => {
+    const metrics = await museum.request('GET', '/metrics');
+    expect(metrics.text).toMatch(
+      /museum_stripe_events_total\{type="checkout.session.completed",outcome="confirmed"\} [1-9]/,
+    );
+    expect(metrics.text).toMatch(
+      /museum_stripe_events_total\{type="unverified",outcome="bad_signature"\} [1-9]/,
+    );
+    expect(metrics.text).toMatch(/museum_orders_total\{status="pending"\} [1-9]/);
+    expect(metrics.text).toMatch(/museum_orders_total\{status="expired"\} [1-9]/);
+    expect(metrics.text).toMatch(/museum_refunds_total\{outcome="succeeded"\} [1-9]/);
+    expect(metrics.text).toMatch(/museum_refunds_total\{outcome="retry"\} [1-9]/);
+    const log = logged.join('\n');
+    expect(log).toContain('Stripe event');
+    expect(log).toContain('refund made');
+    expect(log).not.toMatch(/@example\.com/);
+    expect(log).not.toContain(STRIPE_WEBHOOK_SECRET);
+    expect(log).not.toContain('sk_test_museum');
   });
 });

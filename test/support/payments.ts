@@ -3,6 +3,7 @@
 // them, through the whole request path (POST /payments/stripe).
 import { afterAll, beforeAll } from 'vitest';
 import { statement } from '../../src/db/sql.ts';
+import type { Logger } from '../../src/logger.ts';
 import { startMuseum, type TestMuseum } from './museum.ts';
 import { type StripeServer, signedEventRequest, startStripeServer } from './stripe-server.ts';
 
@@ -25,11 +26,14 @@ export interface PaidMuseum {
 }
 
 /** The look-alike and a museum using it, opened before the file's first test and closed after its last. */
-export function usePaidMuseum(env: Record<string, string> = {}): PaidMuseum {
+export function usePaidMuseum(
+  env: Record<string, string> = {},
+  options: { logger?: Logger } = {},
+): PaidMuseum {
   const made: Partial<PaidMuseum> = {};
   beforeAll(async () => {
     made.stripe = await startStripeServer({ secretKey: STRIPE_SECRET_KEY });
-    made.museum = await startMuseum({ ...stripeEnv(made.stripe.url), ...env });
+    made.museum = await startMuseum({ ...stripeEnv(made.stripe.url), ...env }, options);
   });
   afterAll(async () => {
     await made.museum?.close();
