@@ -3,18 +3,9 @@ import type { StripeSettings } from '../config.ts';
 import { rfc3339, type Sql, statement } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
 import type { GivenBack } from '../tickets/cancellation.ts';
-import {
-  abandonOrder,
-  applyStripeEvent,
-  checkoutLines,
-  type EventOutcome,
-  expireDueOrders,
-  type LatePaymentRules,
-  nextRefundInSeconds,
-  recordRefund,
-  storeCheckout,
-  takeDueRefunds,
-} from './payments.service.ts';
+import { abandonOrder, checkoutLines, expireDueOrders, storeCheckout } from './holds.ts';
+import { applyStripeEvent, type EventOutcome, type LatePaymentRules } from './payments.service.ts';
+import { nextRefundInSeconds, recordRefund, takeDueRefunds } from './refunds.ts';
 import { type PaymentGateway, PaymentRefused } from './stripe-gateway.ts';
 
 /** What the payments count, when metrics are on. */

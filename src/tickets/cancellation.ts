@@ -63,7 +63,7 @@ const CANCEL = statement(
   'update ticket set cancelled_at = now() where id = any($1::uuid[]) and cancelled_at is null',
 );
 
-// Counters exist only while a capacity applies (src/tickets/tickets.service.ts; a slot always has one): where there is none, the
+// Counters exist only while a capacity applies (src/tickets/sale.queries.ts; a slot always has one): where there is none, the
 // count starts from the tickets not cancelled, so there is nothing to give back.
 const FREE_SEATS = statement(
   'cancel_free_seats',
