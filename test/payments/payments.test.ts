@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { addGateAccount, upcoming } from '../support/museum.ts';
+import { addGateAccount, eventBody, upcoming } from '../support/museum.ts';
 import {
   endHold,
   orderRow,
@@ -424,6 +424,69 @@ describe('holds that run out', () => {
     expect(read.body).toMatchObject({ status: 'refunded', refundedAmount: 40 });
     expect(await remaining(day)).toBe(1);
     expect(stripe.refunds.filter((r) => r.payment_intent === refund.payment_intent)).toHaveLength(1);
+  });
+});
+
+describe('holds under every capacity', () => {
+  it("an event date's and an entry slot's seats are held too; a late payment takes them again through their counters", async () => {
+    const day = nextDay();
+    const created = await museum.rest('POST', '/special-events', {
+      as: 'staff',
+      body: eventBody({ dates: [day], capacity: 2, price: 12 }),
+    });
+    expect(created.status).toBe(201);
+    const eventId = created.body.eventId as string;
+    const eventLine = { ticketType: 'event', eventId, ticketDate: day, quantity: 2 };
+    const held = await museum.rest('POST', '/orders', {
+      body: { email: 'e@example.com', lines: [eventLine] },
+    });
+    expect(held.status, held.text).toBe(201);
+    expect(held.body).toMatchObject({ status: 'pending', total: 24 });
+    const full = await museum.rest('POST', '/orders', {
+      body: { email: 'f@example.com', lines: [{ ...eventLine, quantity: 1 }] },
+    });
+    expect(full.status).toBe(409);
+
+    const slots = await museum.graphql(
+      'mutation($input: SetDayEntrySlotsInput!) { setDayEntrySlots(input: $input) { minutes } }',
+      { input: { date: day, minutes: 60, capacity: 1 } },
+      { as: 'staff' },
+    );
+    expect(slots.body.errors).toBeUndefined();
+    const timed = { ...general(day, 1), entryTime: '10:00' };
+    const slotHeld = await museum.rest('POST', '/orders', {
+      body: { email: 's@example.com', lines: [timed] },
+    });
+    expect(slotHeld.status, slotHeld.text).toBe(201);
+    const slotFull = await museum.rest('POST', '/orders', {
+      body: { email: 's@example.com', lines: [timed] },
+    });
+    expect(slotFull.status).toBe(409);
+    expect(slotFull.body.errors[0].path).toBe('lines[0].entryTime');
+
+    // Both holds run out while Stripe keeps their sessions open; both are paid afterwards, their seats free.
+    for (const order of [held.body, slotHeld.body]) {
+      stripe.failNext(`/v1/checkout/sessions/${sessionOf(stripe, order.orderId).id}/expire`, 1, 400);
+      await endHold(museum, order.orderId);
+    }
+    museum.deps.payments!.wake();
+    await eventually(async () => (await orderRow(museum, slotHeld.body.orderId))?.status === 'expired');
+    await eventually(async () => (await orderRow(museum, held.body.orderId))?.status === 'expired');
+    for (const order of [held.body, slotHeld.body])
+      expect((await sendStripeEvent(museum, paidEvent(order.orderId))).body.outcome).toBe('confirmed_late');
+    // The seats are taken again: the event and the slot are full once more.
+    expect(
+      (
+        await museum.rest('POST', '/orders', {
+          body: { email: 'f@example.com', lines: [{ ...eventLine, quantity: 1 }] },
+        })
+      ).status,
+    ).toBe(409);
+    expect(
+      (await museum.rest('POST', '/orders', { body: { email: 's@example.com', lines: [timed] } })).status,
+    ).toBe(409);
+    const availability = await museum.rest('GET', `/special-events/${eventId}/availability`);
+    expect(JSON.stringify(availability.body)).toContain('"remaining":0');
   });
 });
 
