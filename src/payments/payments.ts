@@ -1,4 +1,5 @@
 import { DomainError, invalidField } from '../common/errors.ts';
+import { workerLoop } from '../common/worker-loop.ts';
 import type { StripeSettings } from '../config.ts';
 import { rfc3339, type Sql, statement } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
@@ -67,18 +68,8 @@ export function createPayments(options: {
 }): Payments {
   const { sql, gateway, logger } = options;
   let counts: PaymentCounts | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | null = null;
-  let again = false;
-  let closed = false;
-
-  const later = (seconds: number | null) => {
-    clearTimeout(timer);
-    if (closed) return;
-    const wait = Math.min(seconds === null ? SAFETY_POLL_MS : seconds * 1000, SAFETY_POLL_MS);
-    timer = setTimeout(wake, Math.max(0, wait));
-    timer.unref();
-  };
+  const loop = workerLoop({ round: work, logger, name: 'payments worker', pollMs: SAFETY_POLL_MS });
+  const { wake } = loop;
 
   const expireSessions = (sessions: string[]) =>
     Promise.all(
@@ -122,35 +113,15 @@ export function createPayments(options: {
     }
   }
 
-  async function work(): Promise<void> {
+  async function work(): Promise<number | null | undefined> {
     const { expired, nextInSeconds } = await expireDueOrders(sql);
     for (const result of expired) for (const status of result.statuses) counts?.orderStatus(status);
     await expireSessions(expired.flatMap((result) => result.openSessions));
-    if (closed) return;
+    if (loop.closed) return undefined;
     await sendRefunds();
     const nextRefund = await nextRefundInSeconds(sql);
     const next = [nextInSeconds, nextRefund].filter((seconds): seconds is number => seconds !== null);
-    later(next.length > 0 ? Math.min(...next) : null);
-  }
-
-  function wake(): void {
-    if (closed) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = work()
-      .catch((error) => {
-        logger.warn('payments worker failed; trying again shortly', { error: String(error) });
-        later(5);
-      })
-      .finally(() => {
-        running = null;
-        if (again) {
-          again = false;
-          wake();
-        }
-      });
+    return next.length > 0 ? Math.min(...next) * 1000 : null;
   }
 
   function givenBack(result: GivenBack): void {
@@ -185,7 +156,7 @@ export function createPayments(options: {
     }
     if (!(await storeCheckout(sql, orderId, session))) await expireSessions([session.sessionId]);
     counts?.orderStatus('pending');
-    if (holdEnds - Date.now() < SAFETY_POLL_MS) later((holdEnds - Date.now()) / 1000);
+    if (holdEnds - Date.now() < SAFETY_POLL_MS) loop.later(holdEnds - Date.now());
   }
 
   async function receive(payload: string, signature: string | null): Promise<EventOutcome> {
@@ -222,10 +193,6 @@ export function createPayments(options: {
       counts = observer;
     },
     wake,
-    async close() {
-      closed = true;
-      clearTimeout(timer);
-      await running;
-    },
+    close: loop.close,
   };
 }

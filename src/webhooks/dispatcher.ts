@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
+import { workerLoop } from '../common/worker-loop.ts';
 import { type Queryable, statement } from '../db/sql.ts';
 import { nodeHttp } from '../http/node-http.ts';
 import type { Logger } from '../logger.ts';
@@ -180,21 +181,16 @@ export function createDispatcher(options: {
   alone: boolean;
 }): Dispatcher {
   const { sql, logger } = options;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | null = null;
-  let again = false;
-  let closed = false;
   const shutdown = new AbortController();
   // Alone: whether a subscription exists (null: to be looked up).
   let subscribed: boolean | null = null;
-
-  const later = (ms: number | null) => {
-    clearTimeout(timer);
-    const wait = options.alone ? ms : Math.min(ms ?? SAFETY_POLL_MS, SAFETY_POLL_MS);
-    if (closed || wait === null) return;
-    timer = setTimeout(wake, Math.max(0, wait));
-    timer.unref();
-  };
+  const loop = workerLoop({
+    round: work,
+    logger,
+    name: 'webhook worker',
+    // Alone on its database it knows all the work there is; else others' work is looked for this often.
+    pollMs: options.alone ? null : SAFETY_POLL_MS,
+  });
 
   async function attempt(taken: Taken): Promise<void> {
     const outcome = await sendMessage(
@@ -202,7 +198,7 @@ export function createDispatcher(options: {
       { allowPrivate: options.allowPrivate, signal: shutdown.signal },
     );
     // Abandoned at shutdown: not an attempt that failed. The lease runs out and any instance sends it again.
-    if (closed) return;
+    if (loop.closed) return;
     const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
     const retryIn = delivered ? null : retryDelaySeconds(options.retrySchedule, taken.attempts);
     const status = delivered ? 'delivered' : retryIn === null ? 'failed' : 'pending';
@@ -215,52 +211,31 @@ export function createDispatcher(options: {
       });
   }
 
-  async function work(): Promise<void> {
+  async function work(): Promise<number | null | undefined> {
     if (options.alone && subscribed === null) {
       const [row] = await sql.query<{ any: boolean }>(ANY_SUBSCRIPTION, []);
       subscribed = row?.any ?? false;
     }
-    if (options.alone && !subscribed) return;
+    if (options.alone && !subscribed) return undefined;
     for (;;) {
       const taken = await sql.query<Taken>(TAKE_DUE, [BATCH, LEASE_SECONDS]);
       await Promise.all(taken.map(attempt));
       if (taken.length < BATCH) break;
     }
     const [next] = await sql.query<{ seconds: number | null }>(NEXT_DUE, []);
-    later(next?.seconds == null ? null : next.seconds * 1000);
+    return next?.seconds == null ? null : next.seconds * 1000;
   }
 
-  function wake(): void {
-    if (closed) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = work()
-      .catch((error) => {
-        logger.warn('webhook worker failed; trying again shortly', { error: String(error) });
-        later(5_000);
-      })
-      .finally(() => {
-        running = null;
-        if (again) {
-          again = false;
-          wake();
-        }
-      });
-  }
-
-  wake();
+  loop.wake();
   return {
-    wake,
+    wake: loop.wake,
     subscriptionsChanged() {
       subscribed = null;
     },
     async close() {
-      closed = true;
-      clearTimeout(timer);
+      const closing = loop.close();
       shutdown.abort();
-      await running;
+      await closing;
     },
   };
 }

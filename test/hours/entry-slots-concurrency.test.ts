@@ -1,44 +1,17 @@
 // A slot under concurrency (issue 36): 40 buyers race for an entry slot of capacity 5, through two instances
 // over one PostgreSQL (with TEST_DATABASE_URL; on the embedded database, one instance, which is one session).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Museum } from '../../src/app.ts';
-import {
-  basic,
-  openSecondInstance,
-  startMuseum,
-  type TestMuseum,
-  upcoming,
-  VISITOR,
-} from '../support/museum.ts';
+import { describe, expect, it } from 'vitest';
+import { instancesTitle, useTwoInstances } from '../support/instances.ts';
+import { basic, upcoming, VISITOR } from '../support/museum.ts';
 
-const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+const instances = useTwoInstances(() => ({ MUSEUM_DAILY_CAPACITY: '100' }));
+const { instance } = instances;
+const post = (n: number, path: string, body: unknown) => instances.send(n, 'POST', path, { body });
 
-let museum: TestMuseum;
-let second: Museum | undefined;
-const instance = (n: number) => (second && n % 2 ? second : museum);
-
-beforeAll(async () => {
-  museum = await startMuseum({ MUSEUM_DAILY_CAPACITY: '100' });
-  if (onPostgres) second = await openSecondInstance(museum, { MUSEUM_DAILY_CAPACITY: '100' });
-});
-afterAll(async () => {
-  await second?.close();
-  await museum?.close();
-});
-
-const post = async (n: number, path: string, body: unknown) => {
-  const response = await instance(n).app.fetch(`http://museum.test${path}`, {
-    method: 'POST',
-    headers: { authorization: basic(VISITOR.name, VISITOR.password), 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-};
-
-describe(`40 buyers race for an entry slot of 5 (${onPostgres ? 'two instances' : 'one instance'})`, () => {
+describe(`40 buyers race for an entry slot of 5 (${instancesTitle})`, () => {
   it('sell exactly 5 tickets for the slot, single tickets and order lines alike; the rest get 409 naming entryTime', async () => {
     const day = upcoming([3], 1);
-    const set = await museum.graphql(
+    const set = await instances.museum.graphql(
       'mutation($input: SetDayEntrySlotsInput!) { setDayEntrySlots(input: $input) { minutes } }',
       { input: { date: day, minutes: 30, capacity: 5 } },
       { as: 'staff' },
@@ -59,19 +32,19 @@ describe(`40 buyers race for an entry slot of 5 (${onPostgres ? 'two instances' 
       if (refused.status === 409)
         expect(refused.body.errors[0].path).toBe(i % 2 ? 'entryTime' : 'lines[0].entryTime');
 
-    const [sold] = await museum.deps.db.fork().execute<{ tickets: number; counter: number }[]>(
+    const [sold] = await instances.museum.deps.db.fork().execute<{ tickets: number; counter: number }[]>(
       `select (select count(*)::int from ticket where ticket_date = ? and entry_time = '09:30') as tickets,
                 (select sold from ticket_sales where scope = 'general 09:30' and date = ?) as counter`,
       [day, day],
     );
     expect(sold).toEqual({ tickets: 5, counter: 5 });
-    const slots = await museum.rest('GET', `/entry-slots?date=${day}`);
+    const slots = await instances.museum.rest('GET', `/entry-slots?date=${day}`);
     expect(slots.body[1]).toMatchObject({ startTime: '09:30', capacity: 5, remaining: 0 });
   });
 
   it('orders of two slots each, in either order, racing cancellations under a daily capacity: no deadlock, no oversell', async () => {
     const day = upcoming([2], 2);
-    await museum.graphql(
+    await instances.museum.graphql(
       'mutation($input: SetDayEntrySlotsInput!) { setDayEntrySlots(input: $input) { minutes } }',
       { input: { date: day, minutes: 60, capacity: 8 } },
       { as: 'staff' },
@@ -96,7 +69,7 @@ describe(`40 buyers race for an entry slot of 5 (${onPostgres ? 'two instances' 
     expect(cancelled.map((r) => r.status)).toEqual([204, 204, 204]);
     expect(raced.map((r) => r.status).filter((s) => s !== 201 && s !== 409)).toEqual([]);
 
-    const counted = await museum.deps.db
+    const counted = await instances.museum.deps.db
       .fork()
       .execute<{ scope: string; tickets: number; counter: number }[]>(
         `select s.scope, s.sold as counter,

@@ -1,56 +1,25 @@
 // A visit under concurrency (issue 27): orders against capacity and scans at the door, on two instances over
 // one PostgreSQL (with TEST_DATABASE_URL; on the embedded database, one instance, which is one session).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Museum } from '../../src/app.ts';
-import {
-  addGateAccount,
-  basic,
-  eventBody,
-  GATE,
-  openSecondInstance,
-  startMuseum,
-  type TestMuseum,
-  upcomingOpenDay,
-  VISITOR,
-} from '../support/museum.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { instancesTitle, useTwoInstances } from '../support/instances.ts';
+import { addGateAccount, eventBody, GATE, upcomingOpenDay, VISITOR } from '../support/museum.ts';
 import { eventLine, general, openToday, order } from '../support/visit.ts';
 
-const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+const instances = useTwoInstances(() => ({ MUSEUM_DAILY_CAPACITY: '10' }));
+beforeAll(() => addGateAccount(instances.museum));
 
-let museum: TestMuseum;
-let second: Museum | undefined;
-/** The instance the n-th request goes to, as a balancer would spread them. */
-const instance = (n: number) => (second && n % 2 ? second : museum);
-
-beforeAll(async () => {
-  museum = await startMuseum({ MUSEUM_DAILY_CAPACITY: '10' });
-  if (onPostgres) second = await openSecondInstance(museum, { MUSEUM_DAILY_CAPACITY: '10' });
-  await addGateAccount(museum);
-});
-afterAll(async () => {
-  await second?.close();
-  await museum?.close();
-});
-
-async function send(
+const send = (
   n: number,
   method: string,
   path: string,
   who: { name: string; password: string },
   body: unknown,
-) {
-  const response = await instance(n).app.fetch(`http://museum.test${path}`, {
-    method,
-    headers: { authorization: basic(who.name, who.password), 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+) => instances.send(n, method, path, { who, body });
 
-describe(`50 concurrent orders against a daily capacity of 10 (${onPostgres ? 'two instances' : 'one instance'})`, () => {
+describe(`50 concurrent orders against a daily capacity of 10 (${instancesTitle})`, () => {
   it('sell exactly 10 general tickets; every order is sold whole or not at all', async () => {
     const day = upcomingOpenDay(3);
-    const created = await museum.rest('POST', '/special-events', {
+    const created = await instances.museum.rest('POST', '/special-events', {
       as: 'staff',
       body: eventBody({ capacity: 10, dates: [day] }),
     });
@@ -70,7 +39,7 @@ describe(`50 concurrent orders against a daily capacity of 10 (${onPostgres ? 't
     for (const refused of responses.filter((r) => r.status === 409))
       expect(refused.body.errors[0].path).toMatch(/^lines\[[01]\]$/);
 
-    const em = museum.deps.db.fork();
+    const em = instances.museum.deps.db.fork();
     const tickets = await em.execute<{ order_id: string; ticket_type: string }[]>(
       'select order_id, ticket_type from ticket where ticket_date = ?',
       [day],
@@ -98,14 +67,14 @@ describe(`50 concurrent orders against a daily capacity of 10 (${onPostgres ? 't
   });
 });
 
-describe(`20 concurrent scans of one ticket (${onPostgres ? 'two instances' : 'one instance'})`, () => {
+describe(`20 concurrent scans of one ticket (${instancesTitle})`, () => {
   it('admit exactly one', async () => {
-    const today = await openToday(museum);
-    const created = await museum.rest('POST', '/special-events', {
+    const today = await openToday(instances.museum);
+    const created = await instances.museum.rest('POST', '/special-events', {
       as: 'staff',
       body: eventBody({ dates: [today] }),
     });
-    const ticket = await museum.rest('POST', '/tickets', {
+    const ticket = await instances.museum.rest('POST', '/tickets', {
       body: { ticketType: 'event', eventId: created.body.eventId, ticketDate: today, email: 'a@example.com' },
     });
     const { confirmationCode, ticketId } = ticket.body;
@@ -124,7 +93,7 @@ describe(`20 concurrent scans of one ticket (${onPostgres ? 'two instances' : 'o
     const { checkedInAt } = responses.find((r) => r.status === 201)!.body;
     for (const refused of responses.filter((r) => r.status === 409))
       expect(refused.body.detail).toBe(`already checked in at ${checkedInAt}`);
-    const [row] = await museum.deps.db
+    const [row] = await instances.museum.deps.db
       .fork()
       .execute<{ at: string | Date }[]>('select checked_in_at as at from ticket where id = ?', [ticketId]);
     expect(new Date(row!.at).toISOString()).toBe(checkedInAt);

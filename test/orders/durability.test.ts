@@ -1,22 +1,9 @@
 // An order acknowledged with 201 survives a kill -9 of the server (issue 27): every ticket of it, read back
 // from a new process on the same database (its own: embedded on disk, or a PostgreSQL database).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { basic, createPostgresDatabase, STAFF, upcomingOpenDay } from '../support/museum.ts';
+import { basic, ownDatabase, STAFF, upcomingOpenDay } from '../support/museum.ts';
 import { spawnServer } from '../support/server.ts';
 import { eventLine, general, order } from '../support/visit.ts';
-
-async function ownDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (adminUrl) {
-    const postgres = await createPostgresDatabase(adminUrl);
-    return { env: postgres.env, drop: () => postgres.drop() };
-  }
-  const dataDir = await mkdtemp(join(tmpdir(), 'museum-order-crash-'));
-  return { env: { MUSEUM_DATA_DIR: dataDir }, drop: () => rm(dataDir, { recursive: true, force: true }) };
-}
 
 const staff = { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' };
 

@@ -2,47 +2,21 @@
 // holds run out together, through two instances over one PostgreSQL (with TEST_DATABASE_URL; on the embedded
 // database, one instance, which is one session).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Museum } from '../../src/app.ts';
 import { statement } from '../../src/db/sql.ts';
-import {
-  basic,
-  openSecondInstance,
-  startMuseum,
-  type TestMuseum,
-  upcoming,
-  VISITOR,
-} from '../support/museum.ts';
+import { instancesTitle, useTwoInstances } from '../support/instances.ts';
+import { upcoming } from '../support/museum.ts';
 import { orderRow, STRIPE_SECRET_KEY, sessionOf, stripeEnv } from '../support/payments.ts';
 import { eventually } from '../support/receiver.ts';
 import { type StripeServer, startStripeServer } from '../support/stripe-server.ts';
 
-const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
-
 let stripe: StripeServer;
-let museum: TestMuseum;
-let second: Museum | undefined;
-const instance = (n: number) => (second && n % 2 ? second : museum);
-
 beforeAll(async () => {
   stripe = await startStripeServer({ secretKey: STRIPE_SECRET_KEY });
-  const env = { ...stripeEnv(stripe.url), MUSEUM_DAILY_CAPACITY: '10' };
-  museum = await startMuseum(env);
-  if (onPostgres) second = await openSecondInstance(museum, env);
 });
-afterAll(async () => {
-  await second?.close();
-  await museum?.close();
-  await stripe?.close();
-});
-
-const post = async (n: number, path: string, body: unknown) => {
-  const response = await instance(n).app.fetch(`http://museum.test${path}`, {
-    method: 'POST',
-    headers: { authorization: basic(VISITOR.name, VISITOR.password), 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-};
+afterAll(() => stripe?.close());
+// Registered after the look-alike's hooks: the instances close before it does.
+const instances = useTwoInstances(() => ({ ...stripeEnv(stripe.url), MUSEUM_DAILY_CAPACITY: '10' }));
+const post = (n: number, path: string, body: unknown) => instances.send(n, 'POST', path, { body });
 
 const COUNTS = statement(
   'test_general_counts',
@@ -51,14 +25,14 @@ const COUNTS = statement(
              and cancelled_at is null) as held`,
 );
 const counts = async (day: string) =>
-  (await museum.deps.db.sql.query<{ counter: number; held: number }>(COUNTS, [day]))[0]!;
+  (await instances.museum.deps.db.sql.query<{ counter: number; held: number }>(COUNTS, [day]))[0]!;
 
 const END_HOLDS = statement(
   'test_end_holds',
   "update ticket_order set expires_at = now() - interval '1 second' where status = 'pending'",
 );
 
-describe(`30 visitors race for 10 seats while paying (${onPostgres ? 'two instances' : 'one instance'})`, () => {
+describe(`30 visitors race for 10 seats while paying (${instancesTitle})`, () => {
   it('hold exactly 10 seats; the rest get 409; the holds run out once each and give every seat back', async () => {
     const day = upcoming([3], 2);
     const responses = await Promise.all(
@@ -82,11 +56,11 @@ describe(`30 visitors race for 10 seats while paying (${onPostgres ? 'two instan
     expect(await counts(day)).toEqual({ counter: 10, held: 10 });
 
     // Every hold ends at once; both instances' workers look at the same moment.
-    await museum.deps.db.sql.query(END_HOLDS, []);
-    museum.deps.payments!.wake();
-    if (second) second.deps.payments!.wake();
+    await instances.museum.deps.db.sql.query(END_HOLDS, []);
+    instances.museum.deps.payments!.wake();
+    instances.second?.deps.payments?.wake();
     await eventually(async () => {
-      const rows = await Promise.all(orders.map((orderId) => orderRow(museum, orderId)));
+      const rows = await Promise.all(orders.map((orderId) => orderRow(instances.museum, orderId)));
       return rows.every((row) => row?.status === 'expired');
     });
     expect(await counts(day)).toEqual({ counter: 0, held: 0 });

@@ -1,24 +1,11 @@
 // A refund survives a kill -9 between the cancellation and Stripe's answer (issue 37): the new process sends
 // it again with the same idempotency key once the dead one's lease runs out, and Stripe makes it once.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { basic, createPostgresDatabase, STAFF, upcomingOpenDay } from '../support/museum.ts';
+import { basic, ownDatabase, STAFF, upcomingOpenDay } from '../support/museum.ts';
 import { STRIPE_SECRET_KEY, signedEventRequestFor, stripeEnv } from '../support/payments.ts';
 import { eventually } from '../support/receiver.ts';
 import { spawnServer } from '../support/server.ts';
 import { startStripeServer } from '../support/stripe-server.ts';
-
-async function ownDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (adminUrl) {
-    const postgres = await createPostgresDatabase(adminUrl);
-    return { env: postgres.env, drop: () => postgres.drop() };
-  }
-  const dataDir = await mkdtemp(join(tmpdir(), 'museum-refund-crash-'));
-  return { env: { MUSEUM_DATA_DIR: dataDir }, drop: () => rm(dataDir, { recursive: true, force: true }) };
-}
 
 const json = { 'content-type': 'application/json' };
 const staff = { authorization: basic(STAFF.name, STAFF.password), ...json };

@@ -3,6 +3,9 @@
 // With TEST_DATABASE_DIRECT_URL too, TEST_DATABASE_URL is a transaction pooler in front of that server:
 // databases are created and dropped on the server, and the museums reach them through the pooler.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { Account } from '../../src/accounts/account.entity.ts';
 import { hashPassword } from '../../src/accounts/passwords.ts';
@@ -178,6 +181,21 @@ export async function startMuseum(
       return closing;
     },
   };
+}
+
+/**
+ * A database of its own for server processes a test starts and kills (no other instance may work on it
+ * meanwhile): a fresh PostgreSQL database with TEST_DATABASE_URL, else an embedded one on disk. As server
+ * settings, and how to drop it.
+ */
+export async function ownDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (adminUrl) {
+    const postgres = await createPostgresDatabase(adminUrl);
+    return { env: postgres.env, drop: () => postgres.drop() };
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'museum-own-'));
+  return { env: { MUSEUM_DATA_DIR: dataDir }, drop: () => rm(dataDir, { recursive: true, force: true }) };
 }
 
 /** Adds the GATE account (role gate) to a test museum. */

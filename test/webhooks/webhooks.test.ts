@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/webhooks/dispatcher.ts';
 import { purgeOldDeliveries } from '../../src/webhooks/webhooks.service.ts';
 import { codeBlocks } from '../support/docs.ts';
-import { basic, createPostgresDatabase, eventBody, openSecondInstance, STAFF } from '../support/museum.ts';
+import { basic, eventBody, openSecondInstance, ownDatabase, STAFF } from '../support/museum.ts';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.ts';
 import { freePort, spawnServer } from '../support/server.ts';
 import { useMuseum } from '../support/use-museum.ts';
@@ -498,17 +498,6 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('several instances (PostgreSQL)'
     }
   });
 });
-
-/** A database no other instance uses (this file's museum would deliver meanwhile), as server settings. */
-async function ownDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (adminUrl) {
-    const postgres = await createPostgresDatabase(adminUrl);
-    return { env: postgres.env, drop: () => postgres.drop() };
-  }
-  const dataDir = await mkdtemp(join(tmpdir(), 'museum-crash-'));
-  return { env: { MUSEUM_DATA_DIR: dataDir }, drop: () => rm(dataDir, { recursive: true, force: true }) };
-}
 
 const staffJson = { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' };
 
