@@ -92,3 +92,10 @@ export function slotsOf(timeOpen: string, timeClose: string, minutes: number): S
     slots.push({ startTime: timeOf(start), endTime: timeOf(Math.min(start + minutes, close)) });
   return slots;
 }
+
+/**
+ * A slot setting (`minutes`, `capacity`) of a date: its own (`day_entry_slots d`, joined on the date) if it has
+ * a row, else the museum's (`entry_slots m`). A date's own row of nulls is timed entry switched off that day.
+ */
+export const slotSetting = (column: 'minutes' | 'capacity', day = 'd', museum = 'm') =>
+  `coalesce(${day}.${column}, case when ${day}.date is null then ${museum}.${column} end)`;

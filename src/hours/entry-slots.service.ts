@@ -6,6 +6,7 @@ import {
   type EntrySlotsInput,
   minutesOf,
   type SlotTimes,
+  slotSetting,
   slotsOf,
 } from './entry-slots.rules.ts';
 import { listOpenDays, type MuseumDay } from './hours.service.ts';
@@ -49,8 +50,7 @@ export async function setMuseumSlots(sql: Queryable, input: EntrySlotsInput): Pr
 // The date's own settings if it has some, else the museum's.
 const DAY_SLOTS = statement(
   'day_entry_slots',
-  `select coalesce(d.minutes, case when d.date is null then m.minutes end) as minutes,
-          coalesce(d.capacity, case when d.date is null then m.capacity end) as capacity,
+  `select ${slotSetting('minutes')} as minutes, ${slotSetting('capacity')} as capacity,
           d.date is null as regular
    from entry_slots m left join day_entry_slots d on d.date = $1::date`,
 );
@@ -99,8 +99,7 @@ export function setDaySlots(sql: Sql, input: DayEntrySlotsInput): Promise<DaySlo
 const SLOTS_OF_DAYS = statement(
   'entry_slots_of_days',
   `select to_char(days.day, 'YYYY-MM-DD') as date,
-          coalesce(d.minutes, case when d.date is null then m.minutes end) as minutes,
-          coalesce(d.capacity, case when d.date is null then m.capacity end) as capacity,
+          ${slotSetting('minutes')} as minutes, ${slotSetting('capacity')} as capacity,
           (select json_object_agg(sold.entry, sold.tickets) from (
              select to_char(t.entry_time, 'HH24:MI') as entry, count(*)::int as tickets from ticket t
              where t.ticket_date = days.day and t.entry_time is not null and t.cancelled_at is null

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, type Sql, statement } from '../db/sql.ts';
+import { slotSetting } from '../hours/entry-slots.rules.ts';
 import { bySalesCounter, type GivenBack, lockEvents, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
 import { GENERAL_ADMISSION } from '../tickets/ticket-sales.entity.ts';
+import { SALES_SCOPE, SLOT_SCOPE } from '../tickets/ticket-view.ts';
 import { expireHeld } from './holds.ts';
 import type { CheckoutSession, PaymentEvent } from './stripe-gateway.ts';
 
@@ -63,16 +65,15 @@ const REFUND_LATE_PAYMENT = statement(
 // An expired order's tickets, their seats to be taken again: each with the capacity of its counter(s).
 const EXPIRED_SEATS = statement(
   'payment_expired_seats',
-  `select to_char(t.ticket_date, 'YYYY-MM-DD') as date, coalesce(t.event_id::text, '${GENERAL_ADMISSION}') as scope,
-          case when t.entry_time is not null then '${GENERAL_ADMISSION} ' || to_char(t.entry_time, 'HH24:MI') end as slot,
+  `select to_char(t.ticket_date, 'YYYY-MM-DD') as date, ${SALES_SCOPE} as scope, ${SLOT_SCOPE} as slot,
           e.capacity as "eventCapacity",
           (e.id is not null and (e.deleted_at is not null or not exists (
              select from special_event_date d where d.event_id = e.id and d.date = t.ticket_date and d.listed))) as gone,
-          coalesce(ds.capacity, case when ds.date is null then ms.capacity end) as "slotCapacity"
+          ${slotSetting('capacity')} as "slotCapacity"
    from ticket t
    left join special_event e on e.id = t.event_id
-   left join day_entry_slots ds on ds.date = t.ticket_date
-   cross join entry_slots ms
+   left join day_entry_slots d on d.date = t.ticket_date
+   cross join entry_slots m
    where t.order_id = $1::uuid
    order by t.id`,
 );
@@ -86,8 +87,7 @@ const TAKE_SEATS = statement(
      select case when exists (select from ticket_sales where scope = $1 and date = $2::date) then 0
        else (select count(*)::int from ticket t
              where t.ticket_date = $2::date and t.cancelled_at is null
-               and ($1 = coalesce(t.event_id::text, '${GENERAL_ADMISSION}')
-                    or $1 = '${GENERAL_ADMISSION} ' || to_char(t.entry_time, 'HH24:MI'))) end as sold) counted
+               and $1 in (${SALES_SCOPE}, ${SLOT_SCOPE})) end as sold) counted
    where counted.sold + $3::int <= $4::int
    on conflict (scope, date) do update set sold = s.sold + $3::int where s.sold + $3::int <= $4::int
    returning sold`,

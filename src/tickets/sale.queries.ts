@@ -1,4 +1,5 @@
 import { statement } from '../db/sql.ts';
+import { slotSetting } from '../hours/entry-slots.rules.ts';
 import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 
 // The statements of a sale (src/tickets/tickets.service.ts): each checks the calendar, the price list and the
@@ -75,8 +76,7 @@ export const BUY_GENERAL_CAPPED = statement(
 export const TIMED_FACTS = statement(
   'timed_sale_facts',
   `select to_char(h.time_open, 'HH24:MI') as "timeOpen", to_char(h.time_close, 'HH24:MI') as "timeClose",
-          coalesce(d.minutes, case when d.date is null then m.minutes end) as minutes,
-          coalesce(d.capacity, case when d.date is null then m.capacity end) as capacity,
+          ${slotSetting('minutes')} as minutes, ${slotSetting('capacity')} as capacity,
           (select c.general_admission from price_category c where c.category = $2) as price
    from entry_slots m
    left join day_entry_slots d on d.date = $1::date
