@@ -7,6 +7,7 @@ import { LoginThrottle } from './src/accounts/login-throttle.entity.ts';
 import { EventDate, EventDateCount, EventPrice, SpecialEvent } from './src/events/event.entity.ts';
 import { DayEntrySlots, EntrySlots } from './src/hours/entry-slots.entity.ts';
 import { DayHours, WeeklyHours } from './src/hours/hours.entity.ts';
+import { Mail } from './src/mail/mail.entity.ts';
 import { Order } from './src/orders/order.entity.ts';
 import { Refund, StripeEvent } from './src/payments/payment.entity.ts';
 import { PriceCategory } from './src/prices/price-category.entity.ts';
@@ -56,6 +57,7 @@ export function ormConfig(connection: Connection) {
       WebhookDelivery,
       Refund,
       StripeEvent,
+      Mail,
     ],
     extensions: [Migrator],
     migrations: {

@@ -23,6 +23,9 @@ import { createPipeline, type Pipeline } from './http/pipeline.ts';
 import type { HttpRequest } from './http/request.ts';
 import { createWebSockets, type WebSockets } from './http/websocket.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createMailer } from './mail/mailer.ts';
+import { mailBacklog } from './mail/outbox.ts';
+import { mailTransport } from './mail/transport.ts';
 import { purgeOldStripeEvents } from './payments/payments.service.ts';
 import { createPayments } from './payments/payments.ts';
 import { stripeGateway } from './payments/stripe-gateway.ts';
@@ -56,11 +59,13 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
         openSubscriptions: () => deps.feed.size(),
         openWebSockets: () => websockets.size(),
         webhookBacklog: () => webhookBacklog(deps.db.sql),
+        mailBacklog: () => mailBacklog(deps.db.sql),
       })
     : undefined;
   // The domains count what they see (check-ins by outcome) in the same registry.
   const requestDeps: AppDeps = metrics ? { ...deps, metrics } : deps;
   if (metrics) deps.payments?.observe(metrics.payments);
+  if (metrics) deps.mail?.observe(metrics.mail);
   const mask = createErrorMask(deps.logger);
   const runOperation = operationRunner({
     schema,
@@ -248,6 +253,21 @@ export async function openMuseum(
       maxPerAccount: config.liveSubscriptionsPerAccount,
       onQueued: () => webhooks?.wake(),
     });
+    const transport = mailTransport(config.mail.transport);
+    logger.info(`mail to buyers: ${transport.description}`);
+    const mail = createMailer({
+      sql: db.sql,
+      transport,
+      settings: {
+        museumName: config.mail.museumName,
+        from: config.mail.from,
+        timeZone: config.timeZone,
+        currency: config.currency,
+      },
+      logger,
+      retrySchedule: config.mail.retrySchedule,
+      ratePerSecond: config.mail.ratePerSecond,
+    });
     const { payments: paymentSettings } = config;
     const payments =
       paymentSettings.mode === 'stripe'
@@ -258,9 +278,21 @@ export async function openMuseum(
             currency: config.currency,
             logger,
             rules: () => ({ today: clock.today(), dailyCapacity: config.dailyCapacity }),
+            mailQueued: mail.wake,
           })
         : undefined;
-    const deps: AppDeps = { config, db, clock, authenticator, logger, throttle, feed, webhooks, payments };
+    const deps: AppDeps = {
+      config,
+      db,
+      clock,
+      authenticator,
+      logger,
+      throttle,
+      feed,
+      webhooks,
+      payments,
+      mail,
+    };
     const purge = setInterval(() => {
       purgeExpiredKeys(db.fork()).catch((error) =>
         logger.warn('purging idempotency keys failed', { error: String(error) }),
@@ -290,6 +322,7 @@ export async function openMuseum(
         await feed.close();
         await webhooks?.close();
         await payments?.close();
+        await mail.close();
         await db.close();
       },
     };

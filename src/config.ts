@@ -1,7 +1,9 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 import { isTwoDecimalCurrency } from './common/money.ts';
 import { loadTrustedDocuments, type TrustedDocuments } from './graphql/trusted-documents.ts';
 import { NO_PROXY, parseTrustedProxies, type TrustedProxies } from './http/client-address.ts';
+import type { MailTransportSettings } from './mail/transport.ts';
 import { DEFAULT_RETRY_SCHEDULE } from './webhooks/webhooks.rules.ts';
 
 const ianaTimeZone = z.string().refine(
@@ -141,6 +143,19 @@ export const configSchema = z.object({
     .optional(),
   STRIPE_SUCCESS_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   STRIPE_CANCEL_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  MUSEUM_NAME: z.string().trim().min(1).max(100, 'must be at most 100 characters').default('The Museum'),
+  SMTP_URL: z
+    .url({
+      protocol: /^smtps?$/,
+      error: 'must be an smtp:// or smtps:// URL, such as smtp://user:pass@host:587',
+    })
+    .optional(),
+  MAIL_FROM: z.email('must be an e-mail address, such as tickets@museum.example').optional(),
+  MAIL_RETRY_SCHEDULE: retrySchedule.optional(),
+  MAIL_RATE_PER_SECOND: wholeNumber
+    .min(1, 'must be 1 to 1000 mails a second')
+    .max(1000, 'must be 1 to 1000 mails a second')
+    .default(10),
   STRIPE_API_BASE: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:12111' })
     .optional(),
@@ -208,7 +223,21 @@ export interface Config {
   websocketsPerClient: number;
   /** How a visitor's order is paid: `none` confirms it at once; `stripe` holds its seats until Checkout is paid. */
   payments: PaymentSettings;
+  /** The mails to buyers (src/mail/). */
+  mail: MailConfig;
 }
+
+export interface MailConfig {
+  museumName: string;
+  from: string;
+  transport: MailTransportSettings;
+  /** Seconds before each retry of a mail the server did not take; the last repeats. */
+  retrySchedule: number[];
+  ratePerSecond: number;
+}
+
+/** Mail's retries: within a minute while a server restarts, then hourly. */
+const DEFAULT_MAIL_RETRY_SCHEDULE = [5, 15, 30, 60, 300, 900, 3600];
 
 export type PaymentSettings = { mode: 'none' } | StripeSettings;
 
@@ -290,6 +319,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push(
       'DATABASE_DIRECT_URL must name the PostgreSQL server itself, not the pooler that DATABASE_URL names (unset it when there is no pooler)',
     );
+  if (parsed.success && parsed.data.SMTP_URL && !parsed.data.MAIL_FROM)
+    problems.push('MAIL_FROM must be set with SMTP_URL (the address mails are sent from)');
   if (parsed.success && parsed.data.MUSEUM_PAYMENTS === 'stripe')
     for (const name of STRIPE_SETTINGS)
       if (parsed.data[name] === undefined) problems.push(`${name} must be set with MUSEUM_PAYMENTS=stripe`);
@@ -355,5 +386,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             holdMinutes: e.ORDER_HOLD_MINUTES,
           }
         : { mode: 'none' },
+    mail: {
+      museumName: e.MUSEUM_NAME,
+      from: e.MAIL_FROM ?? 'tickets@museum.invalid',
+      transport: e.SMTP_URL
+        ? { kind: 'smtp', url: e.SMTP_URL }
+        : { kind: 'files', dir: join(e.MUSEUM_DATA_DIR, 'mail') },
+      retrySchedule: e.MAIL_RETRY_SCHEDULE ?? DEFAULT_MAIL_RETRY_SCHEDULE,
+      ratePerSecond: e.MAIL_RATE_PER_SECOND,
+    },
   };
 }

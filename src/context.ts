@@ -8,6 +8,7 @@ import { isPageScript } from './http/edge-headers.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { HttpRequest } from './http/request.ts';
 import type { Logger } from './logger.ts';
+import type { Mailer } from './mail/mailer.ts';
 import type { Payments } from './payments/payments.ts';
 import type { Dispatcher } from './webhooks/dispatcher.ts';
 
@@ -26,6 +27,8 @@ export interface AppDeps {
   webhooks?: Dispatcher;
   /** Payments through Stripe (MUSEUM_PAYMENTS=stripe); absent: orders are confirmed at once. */
   payments?: Payments;
+  /** This instance's mail worker (src/mail/mailer.ts): told when a transaction queued a mail. */
+  mail?: Mailer;
   /** What the domains count themselves (check-ins by outcome, tickets sold); absent while metrics are off. */
   metrics?: Pick<Metrics, 'checkIn' | 'ticketSold'>;
 }

@@ -186,3 +186,30 @@ export function museumClock(timeZone: string): Clock {
 export function toLocalTime(pgTime: string): string {
   return pgTime.slice(0, 5);
 }
+
+/**
+ * The instant at which the clocks of `timeZone` read `time` ('HH:MM') on `date`. A wall time skipped by a
+ * daylight-saving change reads as the hour after; one that happens twice, as its first occurrence.
+ */
+export function instantIn(timeZone: string, date: string, time: string): Date {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const [hour, minute] = time.split(':').map(Number) as [number, number];
+  const wall = Date.UTC(year, month - 1, day, hour, minute);
+  const format = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
+  // The zone's offset at an instant: how far its wall clock is ahead of UTC then.
+  const offsetAt = (instant: number) => {
+    const parts = Object.fromEntries(format.formatToParts(instant).map((part) => [part.type, part.value]));
+    const read = Date.UTC(+parts.year!, +parts.month! - 1, +parts.day!, +parts.hour!, +parts.minute!);
+    return read - instant;
+  };
+  const first = wall - offsetAt(wall);
+  return new Date(wall - offsetAt(first));
+}

@@ -170,6 +170,8 @@ export function kindOfCode(code: unknown): ErrorKind | undefined {
 export class DomainError extends Error {
   readonly kind: ErrorKind;
   readonly issues: FieldIssue[];
+  /** Seconds after which the same request may succeed (a limit that frees up): sent as Retry-After. */
+  retryAfterSeconds?: number;
 
   constructor(kind: ErrorKind, message: string, issues: FieldIssue[] = []) {
     super(message);
@@ -177,6 +179,13 @@ export class DomainError extends Error {
     this.kind = kind;
     this.issues = issues;
   }
+}
+
+/** A limit reached (429); the same request may succeed after `retryAfterSeconds`. */
+export function tooManyRequests(message: string, retryAfterSeconds: number): DomainError {
+  const error = new DomainError('tooManyRequests', message);
+  error.retryAfterSeconds = retryAfterSeconds;
+  return error;
 }
 
 export const invalid = (

@@ -3,6 +3,9 @@ import { z } from 'zod';
 /** Characters as people count them (code points), the way PostgreSQL's varchar(n) counts them too. */
 export const characterCount = (value: string) => [...value].length;
 
+/** Text as HTML shows it: markup characters escaped (for text and attribute values). */
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 /**
  * A required free-text field: not blank, at most `max` characters, any Unicode (emoji included) but NUL,
  * which PostgreSQL cannot store in text, and lone UTF-16 surrogates, which no UTF-8 text can hold. The

@@ -87,8 +87,12 @@ export function createErrorMask(logger: Logger) {
   return (error: unknown): Error => {
     const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
     const located = error instanceof GraphQLError ? error : undefined;
-    if (original instanceof DomainError)
-      return clientError(original.kind, original.message, original.issues, located);
+    if (original instanceof DomainError) {
+      const masked = clientError(original.kind, original.message, original.issues, located);
+      if (original.retryAfterSeconds !== undefined)
+        masked.extensions.http = { headers: { 'Retry-After': String(original.retryAfterSeconds) } };
+      return masked;
+    }
     if (original instanceof GraphQLError) return located ?? original;
     // Not the client's doing: the HTTP status says so to every client, application/json ones included.
     if (isDatabaseUnreachable(original)) {

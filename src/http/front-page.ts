@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { escapeHtml } from '../common/text.ts';
 import { problemAnswer } from '../rest/problem.ts';
 import type { HttpAnswer } from './request.ts';
 
@@ -13,8 +14,6 @@ export const FRONT_PAGE_LINKS = [
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}
 a{color:#0b57d0}code{background:#f1f1f1;padding:0 .2em;border-radius:3px}li{margin:.4rem 0}`;
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const HTML = `<!doctype html>
 <html lang="en">

@@ -4,6 +4,7 @@ import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { CHECK_IN_OUTCOMES, type CheckInOutcome } from '../check-ins/check-ins.rules.ts';
 import type { Database } from '../db/database.ts';
 import type { ReplicaStatus } from '../db/replicas.ts';
+import type { MailCounts } from '../mail/mailer.ts';
 import type { PaymentCounts } from '../payments/payments.ts';
 import type { WebhookBacklog } from '../webhooks/webhooks.service.ts';
 import { Timings } from './timings.ts';
@@ -24,6 +25,8 @@ export interface Metrics {
   ticketSold(ticketType: string, category: string): void;
   /** What the payments count: Stripe events by outcome, orders entering a status, refunds. */
   payments: PaymentCounts;
+  /** Mails to buyers by kind and what became of an attempt. */
+  mail: MailCounts;
 }
 
 /**
@@ -37,6 +40,7 @@ export function createMetrics(
     openSubscriptions(): number;
     openWebSockets(): number;
     webhookBacklog(): Promise<WebhookBacklog>;
+    mailBacklog(): Promise<number>;
   },
 ): Metrics {
   const registry = new Registry();
@@ -135,6 +139,16 @@ export function createMetrics(
       },
     });
 
+  new Gauge({
+    name: 'museum_mail_pending',
+    help: 'Mails to buyers not sent yet (due, or waiting for their next attempt), all instances together.',
+    registers: [registry],
+    async collect() {
+      const pending = await live.mailBacklog().catch(() => null);
+      if (pending !== null) this.set(pending);
+    },
+  });
+
   // Read replicas (DATABASE_READ_URLS): each one's state as its last poll found it (src/db/replicas.ts).
   const { replicas } = db;
   if (replicas) {
@@ -220,6 +234,13 @@ export function createMetrics(
     registers: [registry],
   });
 
+  const mails = new Counter({
+    name: 'museum_mails_total',
+    help: 'Attempts to send a mail to a buyer on this instance, by kind (tickets, cancellation, refund, expired) and outcome: sent, failed (given up), retry (tried again later).',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+  });
+
   const names = new Set<string>();
   const labelOf = (name: string | undefined) => {
     if (!name) return 'anonymous';
@@ -258,6 +279,7 @@ export function createMetrics(
       orderStatus: (status) => orderStatuses.inc({ status }),
       refund: (outcome) => refunds.inc({ outcome }),
     },
+    mail: (kind, outcome) => mails.inc({ kind, outcome }),
   };
 }
 

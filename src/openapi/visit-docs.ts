@@ -108,6 +108,21 @@ export const visitDocs: Record<string, RouteDocs> = {
       response: { GetOrderResponseExample: { summary: 'An order', value: FAMILY_ORDER } },
     },
   },
+  resendTickets: {
+    problems: ['conflict', 'tooManyRequests'],
+    summary: 'Send the tickets again',
+    description:
+      "Queues a fresh copy of the mail of a confirmed order's tickets (their QR codes and the calendar entry) to the order's `email`, and answers how it stands (`pending`; `GET /orders/{orderId}` follows it in `emailDelivery`). Its owner or staff; anyone else gets 404. An order that is not confirmed: 409. At most 5 copies an hour per order, then 429 with `Retry-After`. `lastError` is shown to staff only.",
+    tags: ['Orders'],
+    examples: {
+      response: {
+        ResendTicketsResponseExample: {
+          summary: 'A copy queued',
+          value: { status: 'pending', attempts: 0, lastAttemptAt: null, lastError: null },
+        },
+      },
+    },
+  },
   cancelOrder: {
     problems: ['conflict'],
     summary: 'Cancel an order',

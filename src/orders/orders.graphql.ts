@@ -5,6 +5,9 @@ import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs } from '../graphql/pagination.ts';
+import { EmailDeliveryType } from '../mail/mail.graphql.ts';
+import { RESENDS_PER_HOUR, resendTickets } from '../mail/mail.service.ts';
+import { orderDelivery } from '../mail/outbox.ts';
 import { OrderStatusEnum } from '../payments/payments.graphql.ts';
 import { cancelOrderTickets } from '../tickets/cancellation.ts';
 import { purchaseOptions } from '../tickets/purchase-options.ts';
@@ -56,6 +59,13 @@ export const OrderType = builder.objectRef<OrderView>('Order').implement({
       description:
         'In the order of the lines. Each has its own ticketId and confirmationCode; its QR code is at GET /tickets/{ticketId}/qr.',
     }),
+    emailDelivery: t.field({
+      type: EmailDeliveryType,
+      nullable: true,
+      description:
+        'How the mail of its tickets (to email) fared, or the last copy asked for (resendTickets); null while none is owed (an order waiting for payment).',
+      resolve: (order, _args, { deps }) => orderDelivery(deps.db.sql, order.orderId),
+    }),
   }),
 });
 
@@ -96,6 +106,17 @@ builder.mutationFields((t) => ({
       return withCheckout(deps, principal!, order);
     },
   }),
+  resendTickets: t.field({
+    type: EmailDeliveryType,
+    description: `Queues a fresh copy of the mail of a confirmed order's tickets, with their QR codes and calendar entry, to the order's email: its owner or staff (NOT_FOUND for anyone else; CONFLICT for an order that is not confirmed), at most ${RESENDS_PER_HOUR} an hour per order (then TOO_MANY_REQUESTS with Retry-After). Answers the copy's delivery, pending.`,
+    authScopes: { visitor: true },
+    args: { orderId: t.arg({ type: 'UUID' }) },
+    resolve: async (_root, { orderId }, { deps, principal }) => {
+      const delivery = await resendTickets(deps.db.sql, principal!, orderId);
+      deps.mail?.wake();
+      return delivery;
+    },
+  }),
   cancelOrder: t.boolean({
     description:
       'Cancels every ticket of an order under the rules of cancelTicket, all or none (CONFLICT naming the ticket that stands in the way); what was paid for them is refunded through Stripe, once. A pending order gives up its held seats and its Checkout Session. True, also when it was cancelled already; NOT_FOUND for an order that is not yours.',
@@ -104,6 +125,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { orderId }, { deps, principal }) => {
       const givenBack = await cancelOrderTickets(deps.db.sql, principal!, orderId, deps.clock.today());
       deps.payments?.givenBack(givenBack);
+      deps.mail?.wake();
       return true;
     },
   }),

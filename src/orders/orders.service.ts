@@ -4,6 +4,7 @@ import { DomainError, type FieldIssue, invalid } from '../common/errors.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
 import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, rfc3339, type Sql, statement } from '../db/sql.ts';
+import { queueOrderMail } from '../mail/outbox.ts';
 import { bySalesCounter } from '../tickets/cancellation.ts';
 import { claimOrReplay, requestHash, storeAnswer } from '../tickets/idempotency.ts';
 import { GENERAL_ADMISSION } from '../tickets/ticket-sales.entity.ts';
@@ -145,7 +146,9 @@ export async function placeOrder(
         throw locate(seat.line, error);
       }
     }
-    if (holdMinutes !== null) await tx.query(AWAIT_PAYMENT, [orderId]);
+    // Confirmed at once: its tickets mail is owed with it. A pending order's comes with its payment.
+    if (holdMinutes === null) await queueOrderMail(tx, orderId);
+    else await tx.query(AWAIT_PAYMENT, [orderId]);
     const { createdAt, status, expiresAt } = order!;
     return {
       orderId,

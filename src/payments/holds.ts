@@ -12,13 +12,17 @@ import type { CheckoutLine } from './stripe-gateway.ts';
 // Holds: a pending order's seats, its Checkout Session, and the end of the hold (src/payments/payments.ts
 // makes the session and runs the expiry).
 
-/** Gives back every ticket of a pending order whose row is locked; it becomes `expired`. */
-export async function expireHeld(tx: Queryable, orderId: string): Promise<GivenBack> {
+/**
+ * Gives back every ticket of a pending order whose row is locked; it becomes `expired`, and its buyer is
+ * told unless `mail` is false.
+ */
+export async function expireHeld(tx: Queryable, orderId: string, mail = true): Promise<GivenBack> {
   const tickets = await tx.query<HeldTicket>(HOLD_ORDER_TICKETS, [orderId, true, null]);
   return giveBack(
     tx,
     tickets.filter((ticket) => !ticket.cancelled),
     'expired',
+    { mail },
   );
 }
 
@@ -114,12 +118,12 @@ export async function storeCheckout(
   return stored !== undefined;
 }
 
-/** An order that could not be offered for payment gives its seats back at once. */
+/** An order that could not be offered for payment gives its seats back at once (its buyer got the 503). */
 export async function abandonOrder(sql: Sql, orderId: string): Promise<GivenBack> {
   return retryOnDeadlock(() =>
     sql.transaction(async (tx) => {
       const [order] = await tx.query<{ id: string }>(HOLD_PENDING_ORDER, [orderId]);
-      return order ? expireHeld(tx, order.id) : NOTHING_GIVEN_BACK;
+      return order ? expireHeld(tx, order.id, false) : NOTHING_GIVEN_BACK;
     }),
   );
 }

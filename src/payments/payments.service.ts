@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, type Sql, statement } from '../db/sql.ts';
 import { slotSetting } from '../hours/entry-slots.rules.ts';
+import { queueOrderMail } from '../mail/outbox.ts';
 import { bySalesCounter, type GivenBack, lockEvents, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
 import { GENERAL_ADMISSION } from '../tickets/ticket-sales.entity.ts';
 import { SALES_SCOPE, SLOT_SCOPE } from '../tickets/ticket-view.ts';
@@ -165,11 +166,13 @@ async function applyPayment(
         if (order.paymentIntent !== null) return 'no_change';
         if (order.status === 'pending') {
           await tx.query(CONFIRM_ORDER, paid);
+          await queueOrderMail(tx, order.id);
           return 'confirmed';
         }
         if (order.status !== 'expired') throw new SeatsGone();
         await retakeSeats(tx, order.id, rules);
         await tx.query(CONFIRM_ORDER, paid);
+        await queueOrderMail(tx, order.id);
         return 'confirmed_late';
       }),
     );

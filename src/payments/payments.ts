@@ -3,7 +3,7 @@ import { workerLoop } from '../common/worker-loop.ts';
 import type { StripeSettings } from '../config.ts';
 import { rfc3339, type Sql, statement } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
-import type { GivenBack } from '../tickets/cancellation.ts';
+import { type GivenBack, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
 import { abandonOrder, checkoutLines, expireDueOrders, storeCheckout } from './holds.ts';
 import { applyStripeEvent, type EventOutcome, type LatePaymentRules } from './payments.service.ts';
 import { nextRefundInSeconds, recordRefund, takeDueRefunds } from './refunds.ts';
@@ -65,6 +65,8 @@ export function createPayments(options: {
   currency: string;
   logger: Logger;
   rules: () => LatePaymentRules;
+  /** Told when a change queued a mail for its buyer (a confirmation, an expired hold, a refund made). */
+  mailQueued?: () => void;
 }): Payments {
   const { sql, gateway, logger } = options;
   let counts: PaymentCounts | undefined;
@@ -89,6 +91,7 @@ export function createPayments(options: {
           try {
             const made = await gateway.refund(refund.id, refund.paymentIntent, refund.amount);
             await recordRefund(sql, refund.id, { status: 'succeeded', stripeRefundId: made.stripeRefundId });
+            options.mailQueued?.();
             counts?.refund('succeeded');
             logger.info('refund made', { refundId: refund.id, stripeRefundId: made.stripeRefundId });
           } catch (error) {
@@ -116,6 +119,7 @@ export function createPayments(options: {
   async function work(): Promise<number | null | undefined> {
     const { expired, nextInSeconds } = await expireDueOrders(sql);
     for (const result of expired) for (const status of result.statuses) counts?.orderStatus(status);
+    if (expired.length > 0) options.mailQueued?.();
     await expireSessions(expired.flatMap((result) => result.openSessions));
     if (loop.closed) return undefined;
     await sendRefunds();
@@ -125,6 +129,7 @@ export function createPayments(options: {
   }
 
   function givenBack(result: GivenBack): void {
+    if (result !== NOTHING_GIVEN_BACK) options.mailQueued?.();
     for (const status of result.statuses) counts?.orderStatus(status);
     if (result.openSessions.length > 0) void expireSessions(result.openSessions);
     if (result.refunds > 0) wake();
@@ -175,7 +180,10 @@ export function createPayments(options: {
     if (outcome === 'unknown_session')
       logger.warn('a Stripe event for no order here', { eventId: event.id, type: event.type });
     else logger.info('Stripe event', { eventId: event.id, type: event.type, outcome });
-    if (outcome === 'confirmed' || outcome === 'confirmed_late') counts?.orderStatus('confirmed');
+    if (outcome === 'confirmed' || outcome === 'confirmed_late') {
+      counts?.orderStatus('confirmed');
+      options.mailQueued?.();
+    }
     if (outcome === 'refunded') {
       counts?.orderStatus('refunded');
       wake();

@@ -1,4 +1,5 @@
 import { type Queryable, statement } from '../db/sql.ts';
+import { mailRefund } from '../mail/outbox.ts';
 
 // The refund outbox (the `refund` table), as the payments worker takes and records it: rows are written by
 // the transactions that give paid tickets back (src/tickets/cancellation.ts) or find a payment too late.
@@ -13,12 +14,18 @@ const TAKE_DUE_REFUNDS = statement(
    returning r.id, r.payment_intent as "paymentIntent", r.amount, r.attempts`,
 );
 
+// A refund made is told to its buyer, in the same statement: once, as the refund is recorded once.
 const RECORD_REFUND = statement(
   'refund_record',
-  `update refund set status = $2, stripe_refund_id = coalesce($3, stripe_refund_id), last_error = $4,
-     refunded_at = case when $2 = 'succeeded' then now() end,
-     next_attempt_at = case when $2 = 'pending' then now() + make_interval(secs => $5::float8) end
-   where id = $1::uuid and status = 'pending'`,
+  `with recorded as (
+     update refund set status = $2, stripe_refund_id = coalesce($3, stripe_refund_id), last_error = $4,
+       refunded_at = case when $2 = 'succeeded' then now() end,
+       next_attempt_at = case when $2 = 'pending' then now() + make_interval(secs => $5::float8) end
+     where id = $1::uuid and status = 'pending'
+     returning order_id, amount, status),
+   refunded as (select order_id, amount from recorded where status = 'succeeded'),
+   ${mailRefund('refunded')}
+   select count(*)::int as recorded from recorded`,
 );
 
 const NEXT_REFUND = statement(

@@ -29,6 +29,7 @@ const whenPaying = (fields: string) =>
     .split(' ')
     .map((field) => `${field} @include(if: $payments)`)
     .join(' ');
+const DELIVERY_FIELDS = 'status attempts lastAttemptAt lastError';
 const ORDER_FIELDS = `orderId email createdAt ${whenPaying('status expiresAt checkoutUrl refundedAmount')}
   total currency tickets { ${TICKET_FIELDS} }`;
 /** A visitor's ticket that waits for payment (MUSEUM_PAYMENTS=stripe); null, so left out, for any other. */
@@ -60,7 +61,7 @@ export interface Route {
    */
   etag?: 'version';
   document: string;
-  status: 200 | 201 | 204;
+  status: 200 | 201 | 202 | 204;
   /** Where a created resource lives, for `Location`. */
   location?: (result: Record<string, unknown>) => string;
   /** Answer for a root field that came back null. */
@@ -208,8 +209,8 @@ export const routes: Route[] = [
       contentType: 'image/png',
       render: async (ticket) => {
         // The QR encoder is loaded when the first code is asked for.
-        const { ticketCodePng } = await import('../tickets/ticket-code.ts');
-        return new Uint8Array(await ticketCodePng(String(ticket.admissionCode)));
+        const { admissionCodePng } = await import('../common/qr-code.ts');
+        return new Uint8Array(await admissionCodePng(String(ticket.admissionCode)));
       },
     },
   },
@@ -235,12 +236,20 @@ export const routes: Route[] = [
     operationId: 'getOrder',
     method: 'GET',
     path: '/orders/:orderId',
-    document: `query getOrder($orderId: UUID!, $payments: Boolean!) { order(orderId: $orderId) { ${ORDER_FIELDS} } }`,
+    document: `query getOrder($orderId: UUID!, $payments: Boolean!) {
+      order(orderId: $orderId) { ${ORDER_FIELDS} emailDelivery { ${DELIVERY_FIELDS} } } }`,
     payments: true,
     status: 200,
     notFound: 'There is no order with that orderId',
     // Its tickets' codes admit their holders: no cache keeps it.
     cacheControl: 'no-store',
+  },
+  {
+    operationId: 'resendTickets',
+    method: 'POST',
+    path: '/orders/:orderId/resend',
+    document: `mutation resendTickets($orderId: UUID!) { resendTickets(orderId: $orderId) { ${DELIVERY_FIELDS} } }`,
+    status: 202,
   },
   {
     operationId: 'cancelOrder',

@@ -2,6 +2,7 @@ import type { Principal } from '../accounts/authenticator.ts';
 import { conflict, notFound } from '../common/errors.ts';
 import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, rfc3339, type Sql, type Statement, statement } from '../db/sql.ts';
+import { queueGivenBackMail } from '../mail/outbox.ts';
 import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 import { SALES_SCOPE, SLOT_SCOPE } from './ticket-view.ts';
 
@@ -142,17 +143,20 @@ async function cancelHeld(
         `Ticket ${ticket.ticketId} is for ${ticket.ticketDate}: its holder can cancel it only before that day (today is ${today})`,
       );
   }
-  return giveBack(tx, open, 'cancelled');
+  return giveBack(tx, open, 'cancelled', { mail: true });
 }
 
 /**
  * Gives the tickets back (they hold their rows' locks): each seat goes back to its counter, what was paid
- * for them goes to the refund outbox, and an order left without tickets becomes `orderStatus`.
+ * for them goes to the refund outbox, and an order left without tickets becomes `orderStatus`. With `mail`,
+ * the buyer is told (a cancellation, or a hold that ran out); not when the buyer was told at once (an order
+ * that could not be offered for payment).
  */
 export async function giveBack(
   tx: Queryable,
   open: HeldTicket[],
   orderStatus: 'cancelled' | 'expired',
+  { mail }: { mail: boolean },
 ): Promise<GivenBack> {
   if (open.length === 0) return NOTHING_GIVEN_BACK;
   const events = [
@@ -160,6 +164,12 @@ export async function giveBack(
   ];
   await lockEvents(tx, events);
   await tx.query(CANCEL, [open.map((ticket) => ticket.ticketId)]);
+  if (mail)
+    await queueGivenBackMail(
+      tx,
+      open.map((ticket) => ticket.ticketId),
+      orderStatus === 'expired' ? 'expired' : 'cancellation',
+    );
   const seats = new Map<string, { scope: string; date: string; count: number }>();
   for (const { scope: ticketScope, slot, ticketDate: date } of open) {
     for (const scope of slot ? [ticketScope, slot] : [ticketScope]) {

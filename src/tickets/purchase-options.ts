@@ -21,6 +21,9 @@ export function purchaseOptions(
     // Staff sell at the desk, where the visitor pays in person: their orders are confirmed at once.
     holdMinutes:
       config.payments.mode === 'stripe' && buyer.role !== 'staff' ? config.payments.holdMinutes : null,
-    sold: metrics ? (ticket) => metrics.ticketSold(ticket.ticketType, ticket.category) : undefined,
+    sold: (ticket) => {
+      metrics?.ticketSold(ticket.ticketType, ticket.category);
+      deps.mail?.wake();
+    },
   };
 }

@@ -1,12 +1,14 @@
 import { statement } from '../db/sql.ts';
 import { slotSetting } from '../hours/entry-slots.rules.ts';
+import { mailLoneTicket } from '../mail/outbox.ts';
 import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 
 // The statements of a sale (src/tickets/tickets.service.ts): each checks the calendar, the price list and the
 // capacities and records the ticket, so that a purchase is one round trip where it can be.
 
 // $1 ticket id, $2 buyer, $3 date, $4 e-mail, $5 confirmation code, $6 order and $7 place in it (or nulls),
-// $8 category. What follows the columns of NEW_TICKET: its price, entry time and the entry slot's end.
+// $8 category. What follows the columns of NEW_TICKET: its price, entry time and the entry slot's end. A ticket
+// sold on its own owes its buyer the tickets mail, queued in the same statement (mailLoneTicket).
 const NEW_TICKET = `insert into ticket (id, account_id, ticket_type, ticket_date, event_id, email, confirmation_code,
                       created_at, order_id, order_position, category, price, entry_time, entry_end)`;
 const TICKET_ORDER = '$6::uuid, $7::smallint, $8::text';
@@ -47,10 +49,13 @@ const generalSold = (date = '$3::date') => `select count(*)::int from ticket
 // Unlimited: nothing to count, no shared row to lock. On a timed day, nothing is sold here (sellTimed sells).
 export const BUY_GENERAL = statement(
   'buy_general',
-  `${NEW_TICKET}
-   select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now(), ${TICKET_ORDER}, c.general_admission, null, null
-   ${SELLS_UNTIMED}
-   returning price`,
+  `with bought as (
+     ${NEW_TICKET}
+     select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now(), ${TICKET_ORDER}, c.general_admission, null, null
+     ${SELLS_UNTIMED}
+     returning id, price),
+   ${mailLoneTicket('bought')}
+   select price from bought`,
 );
 
 // With a daily capacity ($9): one upsert both checks and raises the day's count. Its row lock orders
@@ -65,10 +70,13 @@ export const BUY_GENERAL_CAPPED = statement(
      where counted.sold < $9::int
      on conflict (scope, date) do update set sold = s.sold + 1 where s.sold < $9::int
      returning sold)
-   ${NEW_TICKET}
-   select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now(), ${TICKET_ORDER}, price.price, null, null
-   from price, seat
-   returning price`,
+   bought as (
+     ${NEW_TICKET}
+     select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now(), ${TICKET_ORDER}, price.price, null, null
+     from price, seat
+     returning id, price),
+   ${mailLoneTicket('bought')}
+   select price from bought`,
 );
 
 // Date $1's hours and entry slots, and the general admission price of category $2 (one row; null times:
@@ -113,7 +121,8 @@ export const BUY_TIMED = statement(
      ${NEW_TICKET}
      select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now(), ${TICKET_ORDER}, $13::int, $9::time, $10::time
      from seat
-     returning id)
+     returning id),
+   ${mailLoneTicket('bought')}
    select exists (select from bought) as bought`,
 );
 
@@ -150,7 +159,8 @@ export const BUY_EVENT = statement(
      select $1::uuid, $2::uuid, 'event', $3::date, event.id, $4, $5, now(), ${TICKET_ORDER}, price.price, null, null
      from event, price
      where event.capacity is null or exists (select from seat)
-     returning id)
+     returning id),
+   ${mailLoneTicket('bought')}
    select event.name, event.capacity, (select price from price), exists (select from price) as "knownCategory",
           exists (select from bought) as bought
    from event`,

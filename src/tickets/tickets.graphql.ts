@@ -234,6 +234,7 @@ builder.mutationField('cancelTicket', (t) =>
     resolve: async (_root, { ticketId }, { deps, principal }) => {
       const givenBack = await cancelTicket(deps.db.sql, principal!, ticketId, deps.clock.today());
       deps.payments?.givenBack(givenBack);
+      deps.mail?.wake();
       return true;
     },
   }),

@@ -51,7 +51,7 @@ export interface PurchaseOptions extends SaleRules {
   idempotencyKey: string | null;
   /** Minutes an order holds its seats while waiting for payment (MUSEUM_PAYMENTS=stripe, visitors); else null. */
   holdMinutes: number | null;
-  /** Told of each ticket sold once its sale has committed (not of a replayed answer): the metrics. */
+  /** Told of each ticket sold once its sale has committed (not of a replayed answer): metrics, the mail worker. */
   sold?: (ticket: TicketConfirmation) => void;
 }
 

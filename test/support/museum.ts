@@ -122,6 +122,7 @@ export async function startMuseum(
   const adminUrl = process.env.TEST_DATABASE_URL;
   const database = adminUrl ? await createPostgresDatabase(adminUrl) : undefined;
   const config: Config = loadConfig({
+    MUSEUM_DATA_DIR: TEST_DATA_DIR,
     DATABASE_URL: 'memory://',
     ...database?.env,
     ...(database && options.envFor?.(new URL(database.url).pathname.slice(1))),
@@ -197,6 +198,12 @@ export async function ownDatabase(): Promise<{ env: Record<string, string>; drop
   const dataDir = await mkdtemp(join(tmpdir(), 'museum-own-'));
   return { env: { MUSEUM_DATA_DIR: dataDir }, drop: () => rm(dataDir, { recursive: true, force: true }) };
 }
+
+/**
+ * Where test museums on a database of their own (in memory, or PostgreSQL) write what they keep on disk: the
+ * `.eml` files of their mail, when a test gives no SMTP_URL.
+ */
+export const TEST_DATA_DIR = join(tmpdir(), 'museum-tests');
 
 /** Adds the GATE account (role gate) to a test museum. */
 export async function addGateAccount(museum: Museum): Promise<void> {

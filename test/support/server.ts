@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { basic, eventBody, STAFF, type TestMuseum } from './museum.ts';
+import { basic, eventBody, STAFF, TEST_DATA_DIR, type TestMuseum } from './museum.ts';
 import { eventually } from './receiver.ts';
 
 /**
@@ -114,6 +114,7 @@ export function loggedLines(server: RunningServer, prefix: string): Promise<Reco
 /** A server process over the test museum's database (PostgreSQL), or its own in memory, with the staff account. */
 export function spawnServerFor(museum: TestMuseum, env: Record<string, string> = {}): Promise<RunningServer> {
   return spawnServer({
+    MUSEUM_DATA_DIR: TEST_DATA_DIR,
     DATABASE_URL: 'memory://',
     ...museum.databaseEnv,
     MUSEUM_ADMIN_USER: STAFF.name,
