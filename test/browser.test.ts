@@ -8,10 +8,12 @@ import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { simpleParser } from 'mailparser';
 import { type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, STAFF } from './support/museum.ts';
+import { basic, STAFF, startMuseum, upcomingOpenDay } from './support/museum.ts';
 import { type RunningServer, spawnServerFor } from './support/server.ts';
+import { readQrCode, smtpEnv, startSmtpCatcher } from './support/smtp.ts';
 import { useMuseum } from './support/use-museum.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -247,6 +249,45 @@ describe.skipIf(skip)('in a real browser (Chromium)', () => {
     expect(errors).toEqual([]);
     expect(offSite()).toEqual([]);
     await page.close();
+  });
+
+  it('shows the tickets mail as a mail client would: its QR codes on screen read back as the tickets', {
+    timeout: 60_000,
+  }, async () => {
+    const smtp = await startSmtpCatcher();
+    const mailing = await startMuseum(smtpEnv(smtp));
+    try {
+      const placed = await mailing.rest('POST', '/orders', {
+        body: {
+          email: 'family@example.com',
+          lines: [{ ticketType: 'general', ticketDate: upcomingOpenDay(1), quantity: 2 }],
+        },
+      });
+      expect(placed.status).toBe(201);
+      const [mail] = await smtp.receivedAtLeast(1);
+      // As a mail client shows it: each cid: image resolved to its part.
+      const shown = await simpleParser(mail!.raw);
+      const page = await browser.newPage();
+      await page.setViewportSize({ width: 640, height: 1000 });
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.setContent(shown.html as string, { waitUntil: 'load' });
+      await expect(page.title()).resolves.toBe('Your 2 tickets for Museum of Testing');
+      const images = page.getByRole('img');
+      expect(await images.count()).toBe(2);
+      const read = [];
+      for (let i = 0; i < 2; i++) read.push(readQrCode(await images.nth(i).screenshot()));
+      expect(read.sort()).toEqual(
+        placed.body.tickets.map((ticket: { confirmationCode: string }) => ticket.confirmationCode).sort(),
+      );
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await screenshot(page, 'mail.png');
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await mailing.close();
+      await smtp.close();
+    }
   });
 });
 

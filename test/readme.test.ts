@@ -20,6 +20,8 @@ const PASTED = [
   ['docs/api.md', 'A sale: prices, timed entry, the report'],
   ['docs/api.md', 'A page in one query: the graph'],
   ['docs/api.md', 'Parts first: @defer and @stream'],
+  // After the README's purchases: their mails are in .data/mail/.
+  ['docs/mail.md', 'Without a mail server'],
 ] as const;
 /** Run here with checks of their own, one example each. */
 const CONDITIONAL = ['docs/api.md', 'Caching, safe edits and trusted documents'] as const;
@@ -38,6 +40,9 @@ const NOT_WALKED: Record<string, string> = {
     'test/events/live.test.ts runs it (curl -N never ends)',
   "docs/payments.md § Trying it in Stripe's test mode":
     'they need a Stripe account and the Stripe CLI; test/payments/ runs the same flow against a Stripe look-alike',
+  'docs/mail.md § Sending through SMTP':
+    'smtp.museum.example is no server; test/mail/mail.test.ts sends through a real SMTP server in its process',
+  'docs/mail.md § A local mail catcher': 'docker and the Mailpit image are not on this machine',
   'docs/operations.md § Running on PostgreSQL':
     'they need a PostgreSQL server, which this file does not start',
   'docs/operations.md § Running in production': 'npm ci, and a server on a database host named db',

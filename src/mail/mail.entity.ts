@@ -42,7 +42,10 @@ export const Mail = defineEntity({
       name: 'mail_due_index',
       expression: `create index "mail_due_index" on "mail" ("next_attempt_at") where "status" = 'pending'`,
     },
-    { name: 'mail_order_index', properties: ['orderId', 'createdAt'] },
+    {
+      name: 'mail_order_index',
+      expression: `create index "mail_order_index" on "mail" ("order_id", "created_at") where "order_id" is not null`,
+    },
     {
       name: 'mail_lone_ticket_index',
       expression: `create index "mail_lone_ticket_index" on "mail" (("ticket_ids"[1])) where "order_id" is null`,

@@ -61,7 +61,7 @@ export interface MailTicket {
 
 // In the order of $1, each with its day's opening hours (its own, else its weekday's).
 const MAIL_TICKETS = statement(
-  'mail_tickets',
+  'mail_worker_tickets',
   `select t.id as "ticketId", t.ticket_type as "ticketType", to_char(t.ticket_date, 'YYYY-MM-DD') as "ticketDate",
           to_char(t.entry_time, 'HH24:MI') as "entryTime", to_char(t.entry_end, 'HH24:MI') as "entryEnd",
           to_char(h.time_open, 'HH24:MI') as "timeOpen", to_char(h.time_close, 'HH24:MI') as "timeClose",

@@ -67,7 +67,7 @@ export const mailRefund = (refunded: string) => `mailed as (
 
 // Mails due: rows another worker holds are skipped; each taken row's next attempt moves a lease ahead.
 const TAKE_DUE_MAIL = statement(
-  'mail_take_due',
+  'mail_worker_take_due',
   `update mail m set attempts = m.attempts + 1, last_attempt_at = now(),
      next_attempt_at = now() + make_interval(secs => $2::float8)
    where m.id in (
@@ -94,7 +94,7 @@ export const takeDueMail = (sql: Queryable, batch: number, leaseSeconds: number)
 
 // Only a mail still pending is recorded: one given up meanwhile stays as it is.
 const RECORD_MAIL = statement(
-  'mail_record',
+  'mail_worker_record',
   `update mail set status = $2, last_error = $3,
      sent_at = case when $2 = 'sent' then now() end,
      next_attempt_at = case when $2 = 'pending' then now() + make_interval(secs => $4::float8) end
@@ -115,7 +115,7 @@ export const recordMail = (sql: Queryable, id: string, outcome: MailOutcome) =>
   ]);
 
 const NEXT_MAIL = statement(
-  'mail_next_due',
+  'mail_worker_next_due',
   `select extract(epoch from min(next_attempt_at) - now())::float8 as seconds from mail where status = 'pending'`,
 );
 

@@ -118,7 +118,7 @@ export const visitDocs: Record<string, RouteDocs> = {
       response: {
         ResendTicketsResponseExample: {
           summary: 'A copy queued',
-          value: { status: 'pending', attempts: 0, lastAttemptAt: null, lastError: null },
+          value: { status: 'pending', attempts: 0 },
         },
       },
     },

@@ -69,7 +69,7 @@ export const BUY_GENERAL_CAPPED = statement(
      from price, lateral ${sellingFrom(`'${GENERAL_ADMISSION}'`, generalSold())} counted
      where counted.sold < $9::int
      on conflict (scope, date) do update set sold = s.sold + 1 where s.sold < $9::int
-     returning sold)
+     returning sold),
    bought as (
      ${NEW_TICKET}
      select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now(), ${TICKET_ORDER}, price.price, null, null

@@ -4,6 +4,7 @@
 // and an RFC 5545 calendar entry in the museum's time zone. A cancellation sends its own mail; the server
 // down, saying "later" or "never", or slow; copies on request, limited; no address in any log line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { addGateAccount, eventBody, startMuseum, type TestMuseum, upcoming } from '../support/museum.ts';
 import { eventually } from '../support/receiver.ts';
@@ -356,6 +357,33 @@ describe('sending the tickets again', () => {
     const cancelled = await museum.rest('POST', `/orders/${orderId}/resend`);
     expect(cancelled.status).toBe(409);
     expect(cancelled.body.detail).toContain('cancelled');
+  });
+});
+
+describe('configuration', () => {
+  it('names each bad mail setting in one line, never repeating a password', () => {
+    expect(() => loadConfig({ SMTP_URL: 'smtp://relay:s3cret-pw@127.0.0.1:25' })).toThrow(
+      'MAIL_FROM must be set with SMTP_URL',
+    );
+    for (const [name, value, said] of [
+      ['SMTP_URL', 'http://relay:s3cret-pw@127.0.0.1:25', 'SMTP_URL must be an smtp:// or smtps:// URL'],
+      ['MAIL_FROM', 'not an address', 'MAIL_FROM must be an e-mail address'],
+      ['MAIL_RATE_PER_SECOND', '0', 'MAIL_RATE_PER_SECOND must be 1 to 1000'],
+      ['MAIL_RETRY_SCHEDULE', 'soon', 'MAIL_RETRY_SCHEDULE must be comma-separated seconds'],
+      ['MUSEUM_NAME', 'x'.repeat(101), 'MUSEUM_NAME must be at most 100 characters'],
+    ] as const) {
+      let message = '';
+      try {
+        loadConfig({ MAIL_FROM: 'tickets@museum.example', [name]: value });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain(said);
+      expect(message).not.toContain('s3cret-pw');
+    }
+    const config = loadConfig({ SMTP_URL: smtp.url, MAIL_FROM: 'tickets@museum.example' });
+    expect(config.mail).toMatchObject({ museumName: 'The Museum', ratePerSecond: 10 });
+    expect(config.mail.transport).toEqual({ kind: 'smtp', url: smtp.url });
   });
 });
 

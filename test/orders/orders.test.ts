@@ -91,7 +91,10 @@ describe('POST /orders', () => {
     }
     const again = await museum.rest('GET', `/orders/${orderId}`);
     expect(again.status).toBe(200);
-    expect(again.body).toEqual(response.body);
+    // The order as it was answered, and how its tickets mail is doing (issue 38), which moves on by itself.
+    const { emailDelivery, ...answered } = again.body;
+    expect(answered).toEqual(response.body);
+    expect(['pending', 'sent']).toContain(emailDelivery.status);
   });
 
   it('is placeOrder over GraphQL, read back with order(orderId) and listed by me.orders, newest first', async () => {

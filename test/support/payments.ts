@@ -25,15 +25,19 @@ export interface PaidMuseum {
   stripe: StripeServer;
 }
 
-/** The look-alike and a museum using it, opened before the file's first test and closed after its last. */
+/**
+ * The look-alike and a museum using it, opened before the file's first test and closed after its last; `env`
+ * may be a function, read then (it may name a server an earlier `beforeAll` started).
+ */
 export function usePaidMuseum(
-  env: Record<string, string> = {},
+  env: Record<string, string> | (() => Record<string, string>) = {},
   options: { logger?: Logger } = {},
 ): PaidMuseum {
   const made: Partial<PaidMuseum> = {};
   beforeAll(async () => {
     made.stripe = await startStripeServer({ secretKey: STRIPE_SECRET_KEY });
-    made.museum = await startMuseum({ ...stripeEnv(made.stripe.url), ...env }, options);
+    const more = typeof env === 'function' ? env() : env;
+    made.museum = await startMuseum({ ...stripeEnv(made.stripe.url), ...more }, options);
   });
   afterAll(async () => {
     await made.museum?.close();

@@ -31,6 +31,8 @@ export interface SmtpCatcher {
   readonly received: ReceivedMail[];
   /** Logins the server accepted. */
   readonly logins: number;
+  /** Messages whose DATA began, whatever the answer. */
+  readonly dataReceived: number;
   behave(behaviour: SmtpBehaviour): void;
   /** Waits until `count` mails have arrived in all; answers them. */
   receivedAtLeast(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
@@ -44,6 +46,7 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
   const received: ReceivedMail[] = [];
   let behaviour: SmtpBehaviour = { answer: 'accept' };
   let logins = 0;
+  let dataReceived = 0;
   let port = 0;
   let server: SMTPServer | undefined;
 
@@ -61,6 +64,7 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
         return callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
       },
       onData(stream, session, callback) {
+        dataReceived += 1;
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', async () => {
@@ -116,6 +120,9 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
     received,
     get logins() {
       return logins;
+    },
+    get dataReceived() {
+      return dataReceived;
     },
     behave(next) {
       behaviour = next;

@@ -14,7 +14,10 @@ export async function statementsSentBy<T>(
     this: pg.Client,
     ...args: unknown[]
   ) {
-    const sent = args[0] as string | { text: string };
+    const sent = args[0] as string | { text: string; name?: string };
+    // The mail worker's own statements (src/mail/outbox.ts) run beside requests, woken by a sale.
+    if (typeof sent !== 'string' && sent.name?.startsWith('mail_worker_'))
+      return query.apply(this, args as never);
     statements.push(typeof sent === 'string' ? sent : sent.text);
     return (query as (...args: unknown[]) => unknown).apply(this, args);
   } as typeof query);
