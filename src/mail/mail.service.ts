@@ -1,7 +1,13 @@
 import type { Principal } from '../accounts/authenticator.ts';
 import { conflict, notFound, tooManyRequests } from '../common/errors.ts';
 import { type Queryable, type Sql, statement } from '../db/sql.ts';
-import { type EmailDelivery, orderDelivery, queueOrderMail } from './outbox.ts';
+import {
+  type EmailDelivery,
+  orderDelivery,
+  queueLoneTicketCopy,
+  queueOrderMail,
+  ticketDelivery,
+} from './outbox.ts';
 
 /** Copies of an order's tickets mail that may be asked for within an hour. */
 export const RESENDS_PER_HOUR = 5;
@@ -18,26 +24,66 @@ const HOLD_ORDER_FOR_RESEND = statement(
    for update of o`,
 );
 
+// A ticket of the viewer's ($2: staff, anyone's), locked as its order is above, with the copies of its own
+// mail (a ticket sold on its own) asked for in the last hour.
+const HOLD_TICKET_FOR_RESEND = statement(
+  'mail_hold_ticket_for_resend',
+  `select t.order_id as "orderId", t.cancelled_at is not null as cancelled, t.awaiting_payment as "awaitingPayment",
+          (select count(*)::int from mail m where m.order_id is null and m.ticket_ids[1] = t.id and m.resent
+             and m.created_at > now() - interval '1 hour') as resent,
+          (select ceil(extract(epoch from min(m.created_at) + interval '1 hour' - now()))::int from mail m
+           where m.order_id is null and m.ticket_ids[1] = t.id and m.resent
+             and m.created_at > now() - interval '1 hour') as "freeInSeconds"
+   from ticket t where t.id = $1::uuid and ($2::boolean or t.account_id = $3::uuid)
+   for update of t`,
+);
+
+const tooManyCopies = (freeInSeconds: number | null) =>
+  tooManyRequests(
+    `At most ${RESENDS_PER_HOUR} copies of a mail of tickets an hour; try again in ${freeInSeconds} seconds`,
+    Math.max(1, freeInSeconds ?? 3600),
+  );
+
+async function resendOrderMail(tx: Queryable, viewer: Principal, orderId: string): Promise<EmailDelivery> {
+  const [order] = await tx.query<{ status: string; resent: number; freeInSeconds: number | null }>(
+    HOLD_ORDER_FOR_RESEND,
+    [orderId, viewer.role === 'staff', viewer.id],
+  );
+  if (!order) throw notFound('There is no order with that orderId');
+  if (order.status !== 'confirmed')
+    throw conflict(`The order is ${order.status}: only a confirmed order's tickets are sent`);
+  if (order.resent >= RESENDS_PER_HOUR) throw tooManyCopies(order.freeInSeconds);
+  await queueOrderMail(tx, orderId, true);
+  return (await orderDelivery(tx, orderId))!;
+}
+
 /**
  * Queues a fresh copy of a confirmed order's tickets mail, for its owner or staff (anyone else: not found),
  * at most RESENDS_PER_HOUR an hour per order. Answers how the copy stands (pending).
  */
 export function resendTickets(sql: Sql, viewer: Principal, orderId: string): Promise<EmailDelivery> {
+  return sql.transaction((tx) => resendOrderMail(tx, viewer, orderId));
+}
+
+/**
+ * The same for a ticket: a copy of its order's mail, or of its own for a ticket sold on its own (at most
+ * RESENDS_PER_HOUR an hour); a cancelled ticket is not sent (conflict).
+ */
+export function resendTicket(sql: Sql, viewer: Principal, ticketId: string): Promise<EmailDelivery> {
   return sql.transaction(async (tx) => {
-    const [order] = await tx.query<{ status: string; resent: number; freeInSeconds: number | null }>(
-      HOLD_ORDER_FOR_RESEND,
-      [orderId, viewer.role === 'staff', viewer.id],
-    );
-    if (!order) throw notFound('There is no order with that orderId');
-    if (order.status !== 'confirmed')
-      throw conflict(`The order is ${order.status}: only a confirmed order's tickets are sent`);
-    if (order.resent >= RESENDS_PER_HOUR)
-      throw tooManyRequests(
-        `At most ${RESENDS_PER_HOUR} copies of an order's tickets an hour; try again in ${order.freeInSeconds} seconds`,
-        Math.max(1, order.freeInSeconds ?? 3600),
-      );
-    await queueOrderMail(tx, orderId, true);
-    return (await orderDelivery(tx, orderId))!;
+    const [ticket] = await tx.query<{
+      orderId: string | null;
+      cancelled: boolean;
+      awaitingPayment: boolean;
+      resent: number;
+      freeInSeconds: number | null;
+    }>(HOLD_TICKET_FOR_RESEND, [ticketId, viewer.role === 'staff', viewer.id]);
+    if (!ticket) throw notFound('There is no ticket with that ticketId');
+    if (ticket.orderId) return resendOrderMail(tx, viewer, ticket.orderId);
+    if (ticket.cancelled) throw conflict('The ticket is cancelled: only a valid ticket is sent');
+    if (ticket.resent >= RESENDS_PER_HOUR) throw tooManyCopies(ticket.freeInSeconds);
+    await queueLoneTicketCopy(tx, ticketId);
+    return (await ticketDelivery(tx, ticketId))!;
   });
 }
 

@@ -45,8 +45,15 @@ export function createMailer(options: {
 }): Mailer {
   const { sql, transport, settings, logger, retrySchedule, ratePerSecond } = options;
   let counts: MailCounts | undefined;
-  /** No round before this time: the rate's second is used up. */
-  let restUntil = 0;
+  /** When each of the sends of the last second began, oldest first: at most `ratePerSecond` of them. */
+  const recentSends: number[] = [];
+  /** Mails that may be sent now without passing the rate. */
+  const allowance = (now: number) => {
+    while (recentSends.length > 0 && recentSends[0]! <= now - 1000) recentSends.shift();
+    return ratePerSecond - recentSends.length;
+  };
+  /** Milliseconds until the oldest send of the last second leaves it. */
+  const untilAllowed = (now: number) => recentSends[0]! + 1000 - now;
   const loop = workerLoop({ round, logger, name: 'mail worker', pollMs: SAFETY_POLL_MS });
 
   async function send(mail: DueMail): Promise<void> {
@@ -78,17 +85,17 @@ export function createMailer(options: {
   }
 
   async function round(): Promise<number | null> {
-    const started = Date.now();
-    const due = await takeDueMail(sql, ratePerSecond, LEASE_SECONDS);
+    const free = allowance(Date.now());
+    if (free === 0) return untilAllowed(Date.now());
+    const due = await takeDueMail(sql, free, LEASE_SECONDS);
     // One at a time: a mail's QR codes take a few milliseconds of this process's one thread to draw.
     for (const mail of due) {
       if (loop.closed) break;
+      recentSends.push(Date.now());
       await send(mail);
     }
-    if (due.length === ratePerSecond) {
-      restUntil = started + 1000;
-      return Math.max(0, restUntil - Date.now());
-    }
+    // More may be due: look again as soon as the rate allows.
+    if (due.length === free) return allowance(Date.now()) > 0 ? 0 : untilAllowed(Date.now());
     const next = await nextMailInSeconds(sql);
     return next === null ? null : Math.max(0, next * 1000);
   }
@@ -97,7 +104,8 @@ export function createMailer(options: {
   loop.wake();
   return {
     wake() {
-      if (Date.now() >= restUntil) loop.wake();
+      // A sale rush wakes the worker with every ticket: while the rate is used up, its timer is enough.
+      if (allowance(Date.now()) > 0) loop.wake();
     },
     observe(observer) {
       counts = observer;

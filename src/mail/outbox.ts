@@ -18,20 +18,31 @@ export const mailLoneTicket = (bought: string) => `mailed as (
      select gen_random_uuid(), 'tickets', null, array[${bought}.id], $4, null, false, 'pending', now(), now()
      from ${bought} where $6::uuid is null)`;
 
-// The order's tickets that still hold a place, for the tickets mail ($2 kind, $3 a copy asked for).
+// The tickets mail of order $1, naming its tickets that still hold a place; $2: a copy asked for.
 const QUEUE_ORDER_MAIL = statement(
   'mail_queue_order',
   `${NEW_MAIL}
    select gen_random_uuid(), 'tickets', o.id,
           array(select t.id from ticket t where t.order_id = o.id and t.cancelled_at is null order by t.order_position),
           o.email, null, $2::boolean, 'pending', now(), now()
-   from ticket_order o where o.id = $1::uuid
-   returning id`,
+   from ticket_order o where o.id = $1::uuid`,
 );
 
 /** Queues the tickets mail of an order that is confirmed now (or a copy of it), in the caller's transaction. */
 export async function queueOrderMail(tx: Queryable, orderId: string, copy = false): Promise<void> {
   await tx.query(QUEUE_ORDER_MAIL, [orderId, copy]);
+}
+
+const QUEUE_LONE_TICKET_COPY = statement(
+  'mail_queue_lone_ticket_copy',
+  `${NEW_MAIL}
+   select gen_random_uuid(), 'tickets', null, array[t.id], t.email, null, true, 'pending', now(), now()
+   from ticket t where t.id = $1::uuid`,
+);
+
+/** Queues a copy of the tickets mail of a ticket sold on its own, in the caller's transaction. */
+export async function queueLoneTicketCopy(tx: Queryable, ticketId: string): Promise<void> {
+  await tx.query(QUEUE_LONE_TICKET_COPY, [ticketId]);
 }
 
 // Tickets given back ($1) in one change: a mail per order (or per ticket sold on its own) of kind $2.
@@ -154,9 +165,14 @@ const ORDER_DELIVERY = statement(
   { mayBeStale: true },
 );
 
+// A ticket's: its order's, or its own for a ticket sold on its own.
 const TICKET_DELIVERY = statement(
   'mail_ticket_delivery',
-  `select ${DELIVERY_COLUMNS} from mail where ticket_ids[1] = $1::uuid and order_id is null and kind = 'tickets'
+  `select ${DELIVERY_COLUMNS} from (
+     select m.* from ticket t join mail m on m.order_id = t.order_id where t.id = $1::uuid and m.kind = 'tickets'
+     union all
+     select m.* from mail m where m.order_id is null and m.ticket_ids[1] = $1::uuid and m.kind = 'tickets'
+   ) mail
    order by created_at desc, id limit 1`,
   { mayBeStale: true },
 );

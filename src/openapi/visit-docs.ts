@@ -108,6 +108,18 @@ export const visitDocs: Record<string, RouteDocs> = {
       response: { GetOrderResponseExample: { summary: 'An order', value: FAMILY_ORDER } },
     },
   },
+  resendTicket: {
+    problems: ['conflict', 'tooManyRequests'],
+    summary: "Send a ticket's mail again",
+    description:
+      "Queues a fresh copy of the mail of a ticket with its QR code and calendar entry: its order's mail (as `POST /orders/{orderId}/resend`), or its own for a ticket bought on its own (`POST /tickets`). Its owner or staff; anyone else gets 404. A cancelled ticket, or an order that is not confirmed: 409. At most 5 copies an hour, then 429 with `Retry-After`.",
+    tags: ['Tickets'],
+    examples: {
+      response: {
+        ResendTicketResponseExample: { summary: 'A copy queued', value: { status: 'pending', attempts: 0 } },
+      },
+    },
+  },
   resendTickets: {
     problems: ['conflict', 'tooManyRequests'],
     summary: 'Send the tickets again',

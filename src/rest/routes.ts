@@ -215,6 +215,13 @@ export const routes: Route[] = [
     },
   },
   {
+    operationId: 'resendTicket',
+    method: 'POST',
+    path: '/tickets/:ticketId/resend',
+    document: `mutation resendTicket($ticketId: UUID!) { resendTicket(ticketId: $ticketId) { ${DELIVERY_FIELDS} } }`,
+    status: 202,
+  },
+  {
     operationId: 'cancelTicket',
     method: 'DELETE',
     path: '/tickets/:ticketId',

@@ -5,6 +5,9 @@ import type { AppDeps } from '../context.ts';
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
+import { EmailDeliveryType } from '../mail/mail.graphql.ts';
+import { RESENDS_PER_HOUR, resendTicket } from '../mail/mail.service.ts';
+import { ticketDelivery } from '../mail/outbox.ts';
 import { withCheckout } from '../orders/checkout.ts';
 import type { OrderStatus } from '../orders/order.entity.ts';
 import { placeOrder } from '../orders/orders.service.ts';
@@ -210,6 +213,13 @@ export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
       description: 'When a gate admitted it (checkIn); null until then.',
     }),
     ...ticketPriceFields(t),
+    emailDelivery: t.field({
+      type: EmailDeliveryType,
+      nullable: true,
+      description:
+        "How the mail of this ticket (its order's, or its own for a ticket bought on its own) fared, or the last copy asked for; null while none is owed (its order waits for payment).",
+      resolve: (ticket, _args, { deps }) => ticketDelivery(deps.db.sql, ticket.ticketId),
+    }),
   }),
 });
 
@@ -222,6 +232,20 @@ builder.queryField('ticket', (t) =>
     authScopes: { visitor: true, gate: true },
     args: { ticketId: t.arg({ type: 'UUID' }) },
     resolve: (_root, { ticketId }, { deps, principal }) => getTicket(deps.db.sql, principal!, ticketId),
+  }),
+);
+
+builder.mutationField('resendTicket', (t) =>
+  t.field({
+    type: EmailDeliveryType,
+    description: `Queues a fresh copy of the mail of a ticket with its QR code and calendar entry: its order's mail (as resendTickets), or its own for a ticket bought on its own. Its owner or staff (NOT_FOUND for anyone else; CONFLICT for a cancelled ticket or an order not confirmed), at most ${RESENDS_PER_HOUR} an hour (then TOO_MANY_REQUESTS with Retry-After).`,
+    authScopes: { visitor: true },
+    args: { ticketId: t.arg({ type: 'UUID' }) },
+    resolve: async (_root, { ticketId }, { deps, principal }) => {
+      const delivery = await resendTicket(deps.db.sql, principal!, ticketId);
+      deps.mail?.wake();
+      return delivery;
+    },
   }),
 );
 

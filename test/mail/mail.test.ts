@@ -360,6 +360,90 @@ describe('sending the tickets again', () => {
   });
 });
 
+const TICKET_DELIVERY = `query($ticketId: UUID!) { ticket(ticketId: $ticketId) {
+  emailDelivery { status attempts } } }`;
+
+describe('sending a ticket again', () => {
+  it('queues a copy of the mail of a ticket bought on its own; Ticket.emailDelivery follows it', async () => {
+    const email = newAddress();
+    const bought = await museum.rest('POST', '/tickets', {
+      body: { ticketType: 'general', ticketDate: upcoming([1], 6), email },
+    });
+    await mailsArrive(email, 1);
+    const sent = await eventually(async () => {
+      const read = (await museum.graphql(TICKET_DELIVERY, { ticketId: bought.body.ticketId })).body.data;
+      return read.ticket.emailDelivery?.status === 'sent' && read.ticket.emailDelivery;
+    });
+    expect(sent).toEqual({ status: 'sent', attempts: 1 });
+    const again = await museum.rest('POST', `/tickets/${bought.body.ticketId}/resend`);
+    expect(again.status).toBe(202);
+    const [, copy] = await mailsArrive(email, 2);
+    expect(qrImages(copy!.parsed).map((image) => readQrCode(image.content))).toEqual([
+      bought.body.confirmationCode,
+    ]);
+    const byStaff = await museum.graphql(
+      'mutation($ticketId: UUID!) { resendTicket(ticketId: $ticketId) { status } }',
+      { ticketId: bought.body.ticketId },
+      { as: 'staff' },
+    );
+    expect(byStaff.body.data.resendTicket).toEqual({ status: 'pending' });
+    expect(
+      (await museum.rest('POST', `/tickets/${bought.body.ticketId}/resend`, { as: 'other' })).status,
+    ).toBe(404);
+    expect((await museum.rest('DELETE', `/tickets/${bought.body.ticketId}`)).status).toBe(204);
+    expect((await museum.rest('POST', `/tickets/${bought.body.ticketId}/resend`)).status).toBe(409);
+  });
+
+  it("sends a ticket of an order again as its order's mail, counted against the order's limit", async () => {
+    const email = newAddress();
+    const orderId = await placeFor(email);
+    await mailsArrive(email, 1);
+    const order = await museum.rest('GET', `/orders/${orderId}`);
+    const ticketId = order.body.tickets[0].ticketId;
+    expect((await museum.rest('POST', `/tickets/${ticketId}/resend`)).status).toBe(202);
+    const [, copy] = await mailsArrive(email, 2);
+    expect(copy!.parsed.text).toContain(`order ${orderId}`);
+    const [row] = await museum.deps.db.sql.query<{ copies: number }>(
+      {
+        name: 'test_order_copies',
+        text: 'select count(*)::int as copies from mail where order_id = $1::uuid and resent',
+        mayBeStale: false,
+      },
+      [orderId],
+    );
+    expect(row!.copies).toBe(1);
+  });
+});
+
+describe('the sending rate', () => {
+  it('sends at most MAIL_RATE_PER_SECOND mails a second, however fast tickets sell, and then all of them', async () => {
+    const slow = await startMuseum({ ...smtpEnv(smtp), MAIL_RATE_PER_SECOND: '2' });
+    try {
+      const addresses = Array.from({ length: 6 }, () => newAddress());
+      const sold = await Promise.all(
+        addresses.map((email, n) =>
+          slow.rest('POST', '/tickets', {
+            body: { ticketType: 'general', ticketDate: upcoming([2], 6 + n), email },
+          }),
+        ),
+      );
+      expect(sold.map((response) => response.status)).toEqual(addresses.map(() => 201));
+      const arrived = new Map<string, number>();
+      await eventually(async () => {
+        for (const email of addresses)
+          if (mailsTo(email).length > 0 && !arrived.has(email)) arrived.set(email, Date.now());
+        return arrived.size === addresses.length;
+      }, 15_000);
+      // At two a second, the fifth and sixth mails begin at least two seconds after the first two.
+      const times = [...arrived.values()].sort((a, b) => a - b);
+      expect(times[5]! - times[0]!).toBeGreaterThanOrEqual(1_900);
+      for (const email of addresses) expect(mailsTo(email)).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
 describe('configuration', () => {
   it('names each bad mail setting in one line, never repeating a password', () => {
     expect(() => loadConfig({ SMTP_URL: 'smtp://relay:s3cret-pw@127.0.0.1:25' })).toThrow(
