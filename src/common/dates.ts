@@ -187,6 +187,25 @@ export function toLocalTime(pgTime: string): string {
   return pgTime.slice(0, 5);
 }
 
+// One formatter per zone (a service has one), made once: making one costs a millisecond.
+const wallClocks = new Map<string, Intl.DateTimeFormat>();
+function wallClockOf(timeZone: string): Intl.DateTimeFormat {
+  let format = wallClocks.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    wallClocks.set(timeZone, format);
+  }
+  return format;
+}
+
 /**
  * The instant at which the clocks of `timeZone` read `time` ('HH:MM') on `date`. A wall time skipped by a
  * daylight-saving change reads as the hour after; one that happens twice, as its first occurrence.
@@ -195,15 +214,7 @@ export function instantIn(timeZone: string, date: string, time: string): Date {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
   const [hour, minute] = time.split(':').map(Number) as [number, number];
   const wall = Date.UTC(year, month - 1, day, hour, minute);
-  const format = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  });
+  const format = wallClockOf(timeZone);
   // The zone's offset at an instant: how far its wall clock is ahead of UTC then.
   const offsetAt = (instant: number) => {
     const parts = Object.fromEntries(format.formatToParts(instant).map((part) => [part.type, part.value]));

@@ -72,17 +72,23 @@ function contentOf(mail: DueMail, tickets: MailTicket[], settings: MailSettings)
   }
 }
 
-const money = (minorUnits: number, currency: string) =>
-  new Intl.NumberFormat('en', { style: 'currency', currency }).format(minorUnits / 100);
+// Intl's formatters are costly to make (a millisecond each): one per currency, made once.
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+const money = (minorUnits: number, currency: string) => {
+  let format = moneyFormats.get(currency);
+  if (!format)
+    moneyFormats.set(currency, (format = new Intl.NumberFormat('en', { style: 'currency', currency })));
+  return format.format(minorUnits / 100);
+};
 
-const longDate = (date: string) =>
-  new Intl.DateTimeFormat('en-GB', {
-    weekday: 'long',
-    day: 'numeric',
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  }).format(new Date(`${date}T00:00:00Z`));
+const LONG_DATE = new Intl.DateTimeFormat('en-GB', {
+  weekday: 'long',
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
+const longDate = (date: string) => LONG_DATE.format(new Date(`${date}T00:00:00Z`));
 
 /** When a ticket admits: its entry slot, else the museum's hours that day. */
 function visitTimes(ticket: MailTicket): { start: string; end: string } | null {

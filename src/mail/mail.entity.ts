@@ -16,6 +16,7 @@ export const Mail = defineEntity({
   name: 'Mail',
   tableName: 'mail',
   properties: {
+    /** The ticket's own id for the mail of a ticket sold on its own (src/mail/outbox.ts); else its own. */
     id: p.uuid().primary(),
     kind: p.enum(MAIL_KINDS),
     /** The order it tells of; null for a ticket sold on its own. */
@@ -47,8 +48,8 @@ export const Mail = defineEntity({
       expression: `create index "mail_order_index" on "mail" ("order_id", "created_at") where "order_id" is not null`,
     },
     {
-      name: 'mail_lone_ticket_index',
-      expression: `create index "mail_lone_ticket_index" on "mail" (("ticket_ids"[1])) where "order_id" is null`,
+      name: 'mail_ticket_copies_index',
+      expression: `create index "mail_ticket_copies_index" on "mail" (("ticket_ids"[1])) where "resent" and "order_id" is null`,
     },
   ],
 });

@@ -11,11 +11,12 @@ const NEW_MAIL = `insert into mail (id, kind, order_id, ticket_ids, recipient, a
 /**
  * A CTE of the sale statements (src/tickets/sale.queries.ts): the tickets mail of a ticket sold on its own
  * ($6, its order, is null: an order's mail is queued once the order is confirmed), from the CTE `bought`.
- * $4 is the buyer's address.
+ * $4 is the buyer's address. The mail has the ticket's id, which finds it: no index of its own to update in
+ * the sale (copies asked for later have ids of their own, and an index).
  */
 export const mailLoneTicket = (bought: string) => `mailed as (
      ${NEW_MAIL}
-     select gen_random_uuid(), 'tickets', null, array[${bought}.id], $4, null, false, 'pending', now(), now()
+     select ${bought}.id, 'tickets', null, array[${bought}.id], $4, null, false, 'pending', now(), now()
      from ${bought} where $6::uuid is null)`;
 
 // The tickets mail of order $1, naming its tickets that still hold a place; $2: a copy asked for.
@@ -165,13 +166,15 @@ const ORDER_DELIVERY = statement(
   { mayBeStale: true },
 );
 
-// A ticket's: its order's, or its own for a ticket sold on its own.
+// A ticket's: its order's, or for a ticket sold on its own, its own (the ticket's id) or a copy of it.
 const TICKET_DELIVERY = statement(
   'mail_ticket_delivery',
   `select ${DELIVERY_COLUMNS} from (
      select m.* from ticket t join mail m on m.order_id = t.order_id where t.id = $1::uuid and m.kind = 'tickets'
      union all
-     select m.* from mail m where m.order_id is null and m.ticket_ids[1] = $1::uuid and m.kind = 'tickets'
+     select m.* from mail m where m.id = $1::uuid and m.order_id is null
+     union all
+     select m.* from mail m where m.resent and m.order_id is null and m.ticket_ids[1] = $1::uuid
    ) mail
    order by created_at desc, id limit 1`,
   { mayBeStale: true },

@@ -9,12 +9,13 @@ export class Migration20261128000000 extends Migration {
       `create table "mail" ("id" uuid not null, "kind" text not null, "order_id" uuid null, "ticket_ids" uuid[] not null, "recipient" varchar(320) null, "amount" int null, "resent" boolean not null default false, "status" text not null default 'pending', "attempts" int not null default 0, "next_attempt_at" timestamptz null, "last_attempt_at" timestamptz null, "last_error" varchar(500) null, "sent_at" timestamptz null, "created_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(`create index "mail_due_index" on "mail" ("next_attempt_at") where "status" = 'pending';`);
-    // Partial indexes: a ticket sold on its own (the hot path) updates only the ones it is found by.
+    // Partial indexes: the mail of a ticket sold on its own (the hot path) has the ticket's id, and is in the
+    // due index only while pending.
     this.addSql(
       `create index "mail_order_index" on "mail" ("order_id", "created_at") where "order_id" is not null;`,
     );
     this.addSql(
-      `create index "mail_lone_ticket_index" on "mail" (("ticket_ids"[1])) where "order_id" is null;`,
+      `create index "mail_ticket_copies_index" on "mail" (("ticket_ids"[1])) where "resent" and "order_id" is null;`,
     );
     this.addSql(
       `alter table "mail" add constraint "mail_kind_check" check ("kind" in ('tickets', 'cancellation', 'refund', 'expired'));`,
