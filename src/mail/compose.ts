@@ -76,8 +76,10 @@ function contentOf(mail: DueMail, tickets: MailTicket[], settings: MailSettings)
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 const money = (minorUnits: number, currency: string) => {
   let format = moneyFormats.get(currency);
-  if (!format)
-    moneyFormats.set(currency, (format = new Intl.NumberFormat('en', { style: 'currency', currency })));
+  if (!format) {
+    format = new Intl.NumberFormat('en', { style: 'currency', currency });
+    moneyFormats.set(currency, format);
+  }
   return format.format(minorUnits / 100);
 };
 
