@@ -310,6 +310,28 @@ describe('sending reliably', () => {
     expect(metrics).toMatch(/^museum_mail_pending \d+$/m);
   });
 
+  it('upgrades with STARTTLS when the server offers it, and sends nothing to one whose certificate fails', async () => {
+    const tls = await startSmtpCatcher({ startTls: true });
+    const strict = await startMuseum({ ...smtpEnv(tls), MAIL_RETRY_SCHEDULE: '60' });
+    try {
+      const email = newAddress();
+      const placed = await strict.rest('POST', '/orders', {
+        body: { email, lines: [{ ticketType: 'general', ticketDate: upcoming([3], 5), quantity: 1 }] },
+      });
+      const delivery = await eventually(async () => {
+        const read = (await strict.graphql(DELIVERY, { orderId: placed.body.orderId }, { as: 'staff' })).body.data
+          .order.emailDelivery;
+        return read.attempts >= 1 && read.lastError && read;
+      });
+      expect(delivery.status).toBe('pending');
+      expect(delivery.lastError).toMatch(/certificate/i);
+      expect(tls.dataReceived).toBe(0);
+    } finally {
+      await strict.close();
+      await tls.close();
+    }
+  });
+
   it('waits for a slow server without sending twice', async () => {
     smtp.behave({ answer: 'slowly', ms: 3_000 });
     const email = newAddress();

@@ -42,7 +42,11 @@ export interface SmtpCatcher {
   close(): Promise<void>;
 }
 
-export async function startSmtpCatcher(): Promise<SmtpCatcher> {
+/**
+ * Starts the server on a free port of 127.0.0.1. With `startTls`, it offers STARTTLS with smtp-server's own
+ * self-signed certificate, which a client that checks certificates refuses.
+ */
+export async function startSmtpCatcher(options: { startTls?: boolean } = {}): Promise<SmtpCatcher> {
   const received: ReceivedMail[] = [];
   let behaviour: SmtpBehaviour = { answer: 'accept' };
   let logins = 0;
@@ -52,8 +56,9 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
 
   const make = () =>
     new SMTPServer({
-      // Plain SMTP on 127.0.0.1: without STARTTLS offered, nodemailer sends in the clear, as to a local relay.
-      disabledCommands: ['STARTTLS'],
+      // Plain SMTP on 127.0.0.1 unless asked: without STARTTLS offered, nodemailer sends in the clear, as to a
+      // local relay.
+      disabledCommands: options.startTls ? [] : ['STARTTLS'],
       authMethods: ['PLAIN', 'LOGIN'],
       logger: false,
       onAuth(auth, _session, callback) {
