@@ -319,8 +319,8 @@ describe('sending reliably', () => {
         body: { email, lines: [{ ticketType: 'general', ticketDate: upcoming([3], 5), quantity: 1 }] },
       });
       const delivery = await eventually(async () => {
-        const read = (await strict.graphql(DELIVERY, { orderId: placed.body.orderId }, { as: 'staff' })).body.data
-          .order.emailDelivery;
+        const read = (await strict.graphql(DELIVERY, { orderId: placed.body.orderId }, { as: 'staff' })).body
+          .data.order.emailDelivery;
         return read.attempts >= 1 && read.lastError && read;
       });
       expect(delivery.status).toBe('pending');
