@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { workerLoop } from '../common/worker-loop.ts';
 import type { Sql } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
@@ -20,13 +19,6 @@ const LEASE_SECONDS = 90;
 const GIVE_UP_MS = 3 * 86_400_000;
 /** Other instances' mail (a crashed one's) is found this often even without being told. */
 const SAFETY_POLL_MS = 30_000;
-/**
- * An instance whose event loop was busy more than half the time since the last look is serving a rush:
- * its mails wait (looked at again each second), for at most a minute, so that the rush is served first.
- */
-const BUSY_UTILISATION = 0.5;
-const BUSY_LOOK_MS = 1_000;
-const MOST_DEFERRED_MS = 60_000;
 
 export interface Mailer {
   /** A mail was queued (its transaction committed): send it soon. */
@@ -40,8 +32,8 @@ export interface Mailer {
  * The mail worker of an instance: takes due mails from the outbox (rows another instance holds are skipped),
  * renders each from its tickets, hands it to the transport, and records the outcome: sent; given up for a
  * permanent refusal (5xx) or after 3 days; else tried again after the next delay of `retrySchedule` (its
- * last delay repeating). At most `ratePerSecond` mails a second, as SMTP relays allow, and so that a sale
- * rush is not slowed by rendering its mails: they follow within seconds.
+ * last delay repeating). At most `ratePerSecond` mails a second, as SMTP relays allow, and so that a rush of
+ * sales does not spend its instance's one thread on drawing mails: they follow within seconds.
  */
 export function createMailer(options: {
   sql: Sql;
@@ -62,20 +54,6 @@ export function createMailer(options: {
   };
   /** Milliseconds until the oldest send of the last second leaves it. */
   const untilAllowed = (now: number) => recentSends[0]! + 1000 - now;
-  let utilisation = performance.eventLoopUtilization();
-  /** Since when mail has waited for a rush to end; undefined while the instance is not busy. */
-  let deferredSince: number | undefined;
-  /** Whether mail waits now: the event loop is busy, and mail has not waited a minute yet. */
-  function deferring(now: number): boolean {
-    const since = performance.eventLoopUtilization(utilisation);
-    utilisation = performance.eventLoopUtilization();
-    if (since.utilization <= BUSY_UTILISATION) {
-      deferredSince = undefined;
-      return false;
-    }
-    deferredSince ??= now;
-    return now - deferredSince < MOST_DEFERRED_MS;
-  }
   const loop = workerLoop({ round, logger, name: 'mail worker', pollMs: SAFETY_POLL_MS });
 
   async function send(mail: DueMail): Promise<void> {
@@ -107,7 +85,6 @@ export function createMailer(options: {
   }
 
   async function round(): Promise<number | null> {
-    if (deferring(Date.now())) return BUSY_LOOK_MS;
     const free = allowance(Date.now());
     if (free === 0) return untilAllowed(Date.now());
     const due = await takeDueMail(sql, free, LEASE_SECONDS);
@@ -127,9 +104,8 @@ export function createMailer(options: {
   loop.wake();
   return {
     wake() {
-      // A sale rush wakes the worker with every ticket: while mail waits for it, or the rate is used up, the
-      // worker's timer is enough.
-      if (deferredSince === undefined && allowance(Date.now()) > 0) loop.wake();
+      // A sale rush wakes the worker with every ticket: while the rate is used up, its timer is enough.
+      if (allowance(Date.now()) > 0) loop.wake();
     },
     observe(observer) {
       counts = observer;
