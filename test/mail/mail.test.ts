@@ -266,7 +266,9 @@ describe('sending reliably', () => {
         .emailDelivery;
       return read.status === 'sent' && read;
     });
-    expect(delivery.attempts).toBeGreaterThanOrEqual(3);
+    // At least one attempt failed before the one that sent it (the one under way may reach the server as it
+    // comes back).
+    expect(delivery.attempts).toBeGreaterThanOrEqual(2);
     expect(delivery.lastError).toBeNull();
   });
 

@@ -164,6 +164,8 @@ describe('Idempotency-Key across a restart', () => {
     const headers = { 'idempotency-key': 'survives-restart' };
     const before = await first.rest('POST', '/tickets', { body, headers });
     expect(before.status).toBe(201);
+    // The first process stops: its mail worker (which the sale woke) with it, then its database connections.
+    await first.deps.mail?.close();
     await (dataDir ? first.close() : first.deps.db.close());
 
     const config = loadConfig({ ...databaseEnv, LOG_LEVEL: 'silent' });
