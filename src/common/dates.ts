@@ -144,16 +144,7 @@ export interface MuseumTime {
 }
 
 export function museumClock(timeZone: string): Clock {
-  // en-CA formats as YYYY-MM-DD; the formatter is built once, it is costly to create.
-  const format = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  });
+  const format = wallClockOf(timeZone);
   // Every zone's offset is a whole number of minutes, so the local date and minute can only change when a
   // UTC minute begins: formatting once a minute is exact.
   let minute = -1;
@@ -187,7 +178,8 @@ export function toLocalTime(pgTime: string): string {
   return pgTime.slice(0, 5);
 }
 
-// One formatter per zone (a service has one), made once: making one costs a millisecond.
+// The wall clock of a zone (en-CA formats as YYYY-MM-DD), one formatter per zone made once: making one costs
+// a millisecond.
 const wallClocks = new Map<string, Intl.DateTimeFormat>();
 function wallClockOf(timeZone: string): Intl.DateTimeFormat {
   let format = wallClocks.get(timeZone);
