@@ -4,7 +4,7 @@ import type { Logger } from '../logger.ts';
 import { composeMail, type MailSettings } from './compose.ts';
 import type { MailKind } from './mail.entity.ts';
 import { mailTickets } from './mail.service.ts';
-import { type DueMail, nextMailInSeconds, recordMail, takeDueMail } from './outbox.ts';
+import { type DueMail, nextMailInSeconds, queueOwedMail, recordMail, takeDueMail } from './outbox.ts';
 import { MailRefused, type MailTransport, withoutAddresses } from './transport.ts';
 
 /** What the mail worker counts, when metrics are on. */
@@ -87,6 +87,8 @@ export function createMailer(options: {
   async function round(): Promise<number | null> {
     const free = allowance(Date.now());
     if (free === 0) return untilAllowed(Date.now());
+    // Owed mails become rows as fast as they are sent, not faster: a rush of sales pays for no second write.
+    await queueOwedMail(sql, free);
     const due = await takeDueMail(sql, free, LEASE_SECONDS);
     // One at a time: a mail's QR codes take a few milliseconds of this process's one thread to draw.
     for (const mail of due) {

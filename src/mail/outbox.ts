@@ -1,23 +1,14 @@
 import { type Queryable, rfc3339, statement } from '../db/sql.ts';
 import type { MailKind, MailStatus } from './mail.entity.ts';
 
-// The mail outbox (the `mail` table). Rows are written by the transactions that sell, confirm, give back or
-// refund (each with what it tells of), and taken by the mail worker (src/mail/mailer.ts), once per instance
-// that holds its row: `for update skip locked`, then a lease on `next_attempt_at`.
+// The mail outbox (the `mail` table). Rows are written by the transactions that confirm, give back or refund
+// (each with what it tells of), and taken by the mail worker (src/mail/mailer.ts), once per instance that holds
+// its row: `for update skip locked`, then a lease on `next_attempt_at`. A ticket sold on its own owes its mail
+// as a flag (`ticket.mail_owed`, set by the sale's own insert), which the worker turns into the mail's row,
+// with the ticket's id, as it goes: so a sale writes one row.
 
 const NEW_MAIL = `insert into mail (id, kind, order_id, ticket_ids, recipient, amount, resent, status,
                                     next_attempt_at, created_at)`;
-
-/**
- * A CTE of the sale statements (src/tickets/sale.queries.ts): the tickets mail of a ticket sold on its own
- * ($6, its order, is null: an order's mail is queued once the order is confirmed), from the CTE `bought`.
- * $4 is the buyer's address. The mail has the ticket's id, which finds it: no index of its own to update in
- * the sale (copies asked for later have ids of their own, and an index).
- */
-export const mailLoneTicket = (bought: string) => `mailed as (
-     ${NEW_MAIL}
-     select ${bought}.id, 'tickets', null, array[${bought}.id], $4, null, false, 'pending', now(), now()
-     from ${bought} where $6::uuid is null)`;
 
 // The tickets mail of order $1, naming its tickets that still hold a place; $2: a copy asked for.
 const QUEUE_ORDER_MAIL = statement(
@@ -77,6 +68,22 @@ export const mailRefund = (refunded: string) => `mailed as (
             o.email, r.amount, false, 'pending', now(), now()
      from ${refunded} r join ticket_order o on o.id = r.order_id)`;
 
+// At most $1 tickets sold on their own whose mail is owed, oldest first, become their mails' rows (the
+// ticket's id: a row already there is left as it is). Tickets another worker is turning are skipped.
+const QUEUE_OWED_MAIL = statement(
+  'mail_worker_queue_owed',
+  `with owed as (
+     select id from ticket where mail_owed order by created_at limit $1::int for update skip locked),
+   queued as (
+     update ticket t set mail_owed = false from owed where t.id = owed.id returning t.id, t.email, t.created_at)
+   ${NEW_MAIL}
+   select id, 'tickets', null, array[id], email, null, false, 'pending', created_at, created_at from queued
+   on conflict (id) do nothing`,
+);
+
+/** Queues the owed mails of at most `limit` tickets sold on their own. */
+export const queueOwedMail = (sql: Queryable, limit: number) => sql.query(QUEUE_OWED_MAIL, [limit]);
+
 // Mails due: rows another worker holds are skipped; each taken row's next attempt moves a lease ahead.
 const TAKE_DUE_MAIL = statement(
   'mail_worker_take_due',
@@ -128,7 +135,9 @@ export const recordMail = (sql: Queryable, id: string, outcome: MailOutcome) =>
 
 const NEXT_MAIL = statement(
   'mail_worker_next_due',
-  `select extract(epoch from min(next_attempt_at) - now())::float8 as seconds from mail where status = 'pending'`,
+  `select case when exists (select from ticket where mail_owed) then 0
+          else (select extract(epoch from min(next_attempt_at) - now())::float8 from mail where status = 'pending')
+          end as seconds`,
 );
 
 export async function nextMailInSeconds(sql: Queryable): Promise<number | null> {
@@ -138,13 +147,14 @@ export async function nextMailInSeconds(sql: Queryable): Promise<number | null> 
 
 const MAIL_BACKLOG = statement(
   'mail_backlog',
-  `select count(*)::int as count from mail where status = 'pending'`,
+  `select (select count(*) from mail where status = 'pending') + (select count(*) from ticket where mail_owed)
+          as count`,
 );
 
-/** Mails not sent yet (due or waiting for their next attempt): the outbox backlog metric. */
+/** Mails not sent yet (owed, due or waiting for their next attempt): the outbox backlog metric. */
 export async function mailBacklog(sql: Queryable): Promise<number> {
-  const [row] = await sql.query<{ count: number }>(MAIL_BACKLOG, []);
-  return row?.count ?? 0;
+  const [row] = await sql.query<{ count: string }>(MAIL_BACKLOG, []);
+  return Number(row?.count ?? 0);
 }
 
 /** How the last tickets mail of an order (or of a ticket sold on its own) fared. */
@@ -156,6 +166,7 @@ export interface EmailDelivery {
   lastError: string | null;
 }
 
+const MAIL_DELIVERY = 'status, attempts, last_attempt_at, last_error, created_at, id';
 const DELIVERY_COLUMNS = `status, attempts, ${rfc3339('last_attempt_at')} as "lastAttemptAt",
   last_error as "lastError"`;
 
@@ -166,15 +177,19 @@ const ORDER_DELIVERY = statement(
   { mayBeStale: true },
 );
 
-// A ticket's: its order's, or for a ticket sold on its own, its own (the ticket's id) or a copy of it.
+// A ticket's: its order's, or for a ticket sold on its own, its own (the ticket's id; pending while owed) or a
+// copy of it.
 const TICKET_DELIVERY = statement(
   'mail_ticket_delivery',
   `select ${DELIVERY_COLUMNS} from (
-     select m.* from ticket t join mail m on m.order_id = t.order_id where t.id = $1::uuid and m.kind = 'tickets'
+     select ${MAIL_DELIVERY} from mail
+     where kind = 'tickets' and order_id = (select order_id from ticket where id = $1::uuid)
      union all
-     select m.* from mail m where m.id = $1::uuid and m.order_id is null
+     select 'pending', 0, null, null, created_at, id from ticket where id = $1::uuid and mail_owed
      union all
-     select m.* from mail m where m.resent and m.order_id is null and m.ticket_ids[1] = $1::uuid
+     select ${MAIL_DELIVERY} from mail where id = $1::uuid and order_id is null
+     union all
+     select ${MAIL_DELIVERY} from mail where resent and order_id is null and ticket_ids[1] = $1::uuid
    ) mail
    order by created_at desc, id limit 1`,
   { mayBeStale: true },

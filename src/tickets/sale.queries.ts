@@ -1,6 +1,5 @@
 import { statement } from '../db/sql.ts';
 import { slotSetting } from '../hours/entry-slots.rules.ts';
-import { mailLoneTicket } from '../mail/outbox.ts';
 import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 
 // The statements of a sale (src/tickets/tickets.service.ts): each checks the calendar, the price list and the
@@ -8,10 +7,11 @@ import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 
 // $1 ticket id, $2 buyer, $3 date, $4 e-mail, $5 confirmation code, $6 order and $7 place in it (or nulls),
 // $8 category. What follows the columns of NEW_TICKET: its price, entry time and the entry slot's end. A ticket
-// sold on its own owes its buyer the tickets mail, queued in the same statement (mailLoneTicket).
+// sold on its own owes its buyer the tickets mail (`mail_owed`, which the mail worker turns into its outbox row;
+// an order's mail is queued once the order is confirmed).
 const NEW_TICKET = `insert into ticket (id, account_id, ticket_type, ticket_date, event_id, email, confirmation_code,
-                      created_at, order_id, order_position, category, price, entry_time, entry_end)`;
-const TICKET_ORDER = '$6::uuid, $7::smallint, $8::text';
+                      created_at, order_id, order_position, mail_owed, category, price, entry_time, entry_end)`;
+const TICKET_ORDER = '$6::uuid, $7::smallint, $6::uuid is null, $8::text';
 
 // Open on the date (a ticket's: $3): its own hours if it has some, else its weekday's.
 const openOn = (date = '$3::date') => `coalesce(
@@ -49,13 +49,10 @@ const generalSold = (date = '$3::date') => `select count(*)::int from ticket
 // Unlimited: nothing to count, no shared row to lock. On a timed day, nothing is sold here (sellTimed sells).
 export const BUY_GENERAL = statement(
   'buy_general',
-  `with bought as (
-     ${NEW_TICKET}
-     select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now(), ${TICKET_ORDER}, c.general_admission, null, null
-     ${SELLS_UNTIMED}
-     returning id, price),
-   ${mailLoneTicket('bought')}
-   select price from bought`,
+  `${NEW_TICKET}
+   select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now(), ${TICKET_ORDER}, c.general_admission, null, null
+   ${SELLS_UNTIMED}
+   returning price`,
 );
 
 // With a daily capacity ($9): one upsert both checks and raises the day's count. Its row lock orders
@@ -74,8 +71,7 @@ export const BUY_GENERAL_CAPPED = statement(
      ${NEW_TICKET}
      select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now(), ${TICKET_ORDER}, price.price, null, null
      from price, seat
-     returning id, price),
-   ${mailLoneTicket('bought')}
+     returning price)
    select price from bought`,
 );
 
@@ -121,8 +117,7 @@ export const BUY_TIMED = statement(
      ${NEW_TICKET}
      select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now(), ${TICKET_ORDER}, $13::int, $9::time, $10::time
      from seat
-     returning id),
-   ${mailLoneTicket('bought')}
+     returning id)
    select exists (select from bought) as bought`,
 );
 
@@ -159,8 +154,7 @@ export const BUY_EVENT = statement(
      select $1::uuid, $2::uuid, 'event', $3::date, event.id, $4, $5, now(), ${TICKET_ORDER}, price.price, null, null
      from event, price
      where event.capacity is null or exists (select from seat)
-     returning id),
-   ${mailLoneTicket('bought')}
+     returning id)
    select event.name, event.capacity, (select price from price), exists (select from price) as "knownCategory",
           exists (select from bought) as bought
    from event`,

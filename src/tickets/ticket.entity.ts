@@ -33,6 +33,11 @@ export const Ticket = defineEntity({
     /** Its order is not paid yet: its seat is held, but it admits no one and its code is not served. */
     awaitingPayment: p.boolean().default(false),
     /**
+     * Sold on its own, its tickets mail is owed and not yet in the outbox: the mail worker turns the flag into
+     * the mail's row (src/mail/outbox.ts), so the sale writes no second row.
+     */
+    mailOwed: p.boolean().default(false),
+    /**
      * The visitor category it was sold in and what it cost then, in hundredths of the currency: a later price
      * change leaves it as it was. No foreign key: a category may leave the price list, its tickets stay.
      */
@@ -51,6 +56,10 @@ export const Ticket = defineEntity({
     {
       name: 'ticket_order_id_index',
       expression: `create index "ticket_order_id_index" on "ticket" ("order_id") where "order_id" is not null`,
+    },
+    {
+      name: 'ticket_mail_owed_index',
+      expression: `create index "ticket_mail_owed_index" on "ticket" ("created_at") where "mail_owed"`,
     },
   ],
   checks: [

@@ -5,9 +5,12 @@ import { vi } from 'vitest';
  * The SQL statements `send` causes, counted at the `pg` client that both MikroORM (through Kysely) and the
  * prepared statements of src/db/sql.ts go through.
  */
-/** The texts of the mail worker's statements: it takes, reads the tickets of, records, and looks ahead. */
+/**
+ * The texts of the mail worker's statements: it queues the mails owed, takes, reads the tickets of, records,
+ * and looks ahead.
+ */
 const MAIL_WORKER_TEXT =
-  /^(update mail\b|select extract\(epoch from min\(next_attempt_at\) - now\(\)\)::float8 as seconds from mail\b)|from unnest\(\$1::uuid\[\]\) with ordinality as wanted/;
+  /^(with owed as \(|update mail\b|select case when exists \(select from ticket where mail_owed\))|from unnest\(\$1::uuid\[\]\) with ordinality as wanted/;
 
 export async function statementsSentBy<T>(
   send: () => Promise<T>,
