@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import pino from 'pino';
+import { withoutAddresses } from './common/text.ts';
 import type { Config } from './config.ts';
 
 export interface Logger {
@@ -26,7 +27,9 @@ export interface RequestLine {
  * pino, writing one JSON object per line to stderr (asynchronously and in batches: a log line never waits
  * for the terminal or the disk; `flush` before exiting). In a terminal, and when the dev dependency pino-pretty is installed, lines are
  * pretty-printed instead. Callers pass no credentials, headers or e-mail addresses; the message comes first
- * and the fields after it, the one shape every call site uses.
+ * and the fields after it, the one shape every call site uses. Should an address come anyway (an account
+ * name may be one, an error may repeat its input), it is written as `<address>`: in the message and in every
+ * string of the fields, and in the request line's account.
  */
 export function createLogger(level: Config['logLevel'], destination?: pino.DestinationStream): Logger {
   const { stream, gathersLines } = destination
@@ -61,23 +64,25 @@ export function createLogger(level: Config['logLevel'], destination?: pino.Desti
       writeGathered();
       base.flush();
     }, 100).unref();
-  const line =
-    (write: (fields: object, message: string) => void) =>
-    (message: string, fields?: Record<string, unknown>) => {
+  const line = (level: 'debug' | 'info' | 'warn' | 'error') => {
+    if (!base.isLevelEnabled(level)) return () => {};
+    const write = base[level];
+    return (message: string, fields?: Record<string, unknown>) => {
       writeGathered();
-      write.call(base, fields ?? {}, message);
+      write.call(base, fields ? (withoutAddressesIn(fields) as object) : {}, withoutAddresses(message));
     };
+  };
 
   return {
-    debug: base.isLevelEnabled('debug') ? line(base.debug) : () => {},
-    info: line(base.info),
-    warn: line(base.warn),
-    error: line(base.error),
+    debug: line('debug'),
+    info: line('info'),
+    warn: line('warn'),
+    error: line('error'),
     // Written here, in pino's format, to pino's own stream: through pino's generic path (a key loop over
     // objects of every shape the service logs) the line cost ~6 µs more a request under load.
     request: requestsLogged
       ? ({ method, route, status, durationMs, requestId, account }) => {
-          const text = `{"level":"info","time":"${isoTime(Date.now())}","method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":${status},"durationMs":${durationText(durationMs)},"requestId":${JSON.stringify(requestId)}${account === undefined ? '' : `,"account":${JSON.stringify(account)}`},"message":"request"}\n`;
+          const text = `{"level":"info","time":"${isoTime(Date.now())}","method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":${status},"durationMs":${durationText(durationMs)},"requestId":${JSON.stringify(requestId)}${account === undefined ? '' : `,"account":${JSON.stringify(withoutAddresses(account))}`},"message":"request"}\n`;
           if (!gathersLines) return void stream.write(text);
           gathered += text;
           if (++gatheredCount === 32) writeGathered();
@@ -88,6 +93,17 @@ export function createLogger(level: Config['logLevel'], destination?: pino.Desti
       base.flush();
     },
   };
+}
+
+/** `value` with `withoutAddresses` applied to every string in it, through arrays and plain objects. */
+function withoutAddressesIn(value: unknown): unknown {
+  if (typeof value === 'string') return withoutAddresses(value);
+  if (Array.isArray(value)) return value.map(withoutAddressesIn);
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype)
+    return value;
+  const copy: Record<string, unknown> = {};
+  for (const key in value) copy[key] = withoutAddressesIn((value as Record<string, unknown>)[key]);
+  return copy;
 }
 
 /**

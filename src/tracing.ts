@@ -1,4 +1,5 @@
 import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { withoutAddresses } from './common/text.ts';
 import { wrapClientQuery } from './db/pg-client.ts';
 
 /**
@@ -52,7 +53,14 @@ export async function inSpan<T>(
     try {
       return await work(span);
     } catch (error) {
-      span.recordException(error as Error);
+      // A driver's message may repeat a value (`invalid input syntax for type uuid: "…"`): no address is kept.
+      const { name, message, stack, code } = error as Error & { code?: string };
+      span.recordException({
+        name,
+        code,
+        message: message && withoutAddresses(message),
+        stack: stack && withoutAddresses(stack),
+      });
       span.setStatus({ code: SpanStatusCode.ERROR });
       throw error;
     } finally {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
 import { startTracing } from '../src/tracing.ts';
+import { stopRecordedTracing } from './support/leak-recording.ts';
 import {
   basic,
   eventBody,
@@ -28,6 +29,8 @@ let collector: Server;
 let exported = 0;
 
 beforeAll(async () => {
+  // This file turns tracing on and off itself: the leak scan's tracing of this process ends first.
+  await stopRecordedTracing();
   directory = mkdtempSync(join(tmpdir(), 'museum-tracing-'));
   const manifest = join(directory, 'persisted-documents.json');
   writeFileSync(manifest, JSON.stringify({ [sha256(HOURS)]: HOURS }));

@@ -118,6 +118,37 @@ export function createLoginThrottler(fork: () => EntityManager): LoginThrottler 
 
   const { windowSeconds: W, blockSeconds: B } = LOGIN_THROTTLE;
 
+  /** Deletes the rows whose window and refusal are both over: the throttle needs them no more. */
+  const purge = async () => {
+    await fork().execute(
+      `delete from login_throttle where window_started_at < now() - make_interval(secs => ?)
+       and (blocked_until is null or blocked_until < now())`,
+      [W],
+    );
+  };
+
+  // A row holds a client address, so it goes as soon as the throttle is done with it: a row the last
+  // reservation touched is, max(W, B) seconds later (its window began then or before; a refusal begun then
+  // lasts B). One timer, armed by reservations and pushed back while they come, sweeps then (and prunes the
+  // refusals remembered here); it holds no process open, and what it misses (an error, an instance stopped
+  // first) the hourly purge (src/app.ts) takes.
+  let sweepAt = 0;
+  let sweeper: ReturnType<typeof setTimeout> | undefined;
+  function sweepLater() {
+    sweepAt = Date.now() + (Math.max(W, B) + 1) * 1000;
+    if (sweeper === undefined) armSweeper();
+  }
+  function armSweeper() {
+    sweeper = setTimeout(() => {
+      const now = Date.now();
+      if (now < sweepAt) return armSweeper();
+      sweeper = undefined;
+      for (const [key, [until]] of refusals) if (until <= now) refusals.delete(key);
+      purge().catch(() => {});
+    }, sweepAt - Date.now());
+    sweeper.unref();
+  }
+
   return {
     async reserve(keys) {
       const known = remembered(keys);
@@ -153,6 +184,7 @@ export function createLoginThrottler(fork: () => EntityManager): LoginThrottler 
            (blocked_until is not null and failures = failure_limit + 1) as locked_now`,
         ordered.flatMap(({ key, limit }) => [key, limit]),
       );
+      sweepLater();
       let failures = 0;
       for (const scope of ['pair', 'address'] as const) {
         const row = rows.find((r) => r.key === keys[scope].key);
@@ -199,12 +231,6 @@ export function createLoginThrottler(fork: () => EntityManager): LoginThrottler 
       return cleared.length > 0;
     },
 
-    async purge() {
-      await fork().execute(
-        `delete from login_throttle where window_started_at < now() - make_interval(secs => ?)
-         and (blocked_until is null or blocked_until < now())`,
-        [W],
-      );
-    },
+    purge,
   };
 }

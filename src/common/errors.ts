@@ -1,3 +1,5 @@
+import { withoutAddresses } from './text.ts';
+
 // Transport-neutral errors thrown by the domain. One table (ERROR_KINDS) maps each kind to its GraphQL
 // `extensions.code`, its HTTP status, its problem+json title and how the OpenAPI document describes it
 // (`documented`: the response's name, description and an example detail), so REST and GraphQL answer alike
@@ -7,6 +9,18 @@ export interface FieldIssue {
   /** The offending field as the client spelled it: `dates[1]`, `input.price`, `page`. */
   path: string;
   message: string;
+}
+
+/**
+ * Issues as a client is shown them: without the e-mail addresses a path or message may repeat from the input
+ * (a key the client sent, a value quoted back). The same array when there are none.
+ */
+export function issuesWithoutAddresses(issues: FieldIssue[]): FieldIssue[] {
+  if (!issues.some((issue) => issue.path.includes('@') || issue.message.includes('@'))) return issues;
+  return issues.map((issue) => ({
+    path: withoutAddresses(issue.path),
+    message: withoutAddresses(issue.message),
+  }));
 }
 
 export const ERROR_KINDS = {

@@ -1,6 +1,13 @@
 import { ConnectionException, DriverException } from '@mikro-orm/core';
 import { GraphQLError } from 'graphql';
-import { DomainError, ERROR_KINDS, type ErrorKind, type FieldIssue } from '../common/errors.ts';
+import {
+  DomainError,
+  ERROR_KINDS,
+  type ErrorKind,
+  type FieldIssue,
+  issuesWithoutAddresses,
+} from '../common/errors.ts';
+import { withoutAddresses } from '../common/text.ts';
 import type { Logger } from '../logger.ts';
 
 /**
@@ -22,6 +29,25 @@ export function clientError(
       code: ERROR_KINDS[kind].code,
       ...(kind === 'validation' || issues.length > 0 ? { errors: issues } : {}),
     },
+  });
+}
+
+/**
+ * `error` as a client is shown it: without the e-mail addresses its message or issues repeat from the input
+ * (graphql-js quotes a literal it refuses: `Int cannot represent non-integer value: "…"`; a path names a key
+ * the client sent). The same error when there are none.
+ */
+export function withoutAddressesShown(error: GraphQLError): GraphQLError {
+  const issues = error.extensions.errors as FieldIssue[] | undefined;
+  const shownIssues = issues && issuesWithoutAddresses(issues);
+  if (!error.message.includes('@') && shownIssues === issues) return error;
+  return new GraphQLError(withoutAddresses(error.message), {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: shownIssues ? { ...error.extensions, errors: shownIssues } : error.extensions,
   });
 }
 

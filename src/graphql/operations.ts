@@ -17,7 +17,7 @@ import type { HttpRequest } from '../http/request.ts';
 import { inSpan, tracing } from '../tracing.ts';
 import { gateRefusal } from './auth-gate.ts';
 import { releaseRequestCaches } from './builder.ts';
-import { refusal } from './errors.ts';
+import { refusal, withoutAddressesShown } from './errors.ts';
 import { looseListRefusal, shapeVariableErrors } from './input-errors.ts';
 import type { PreparedDocuments } from './prepared-documents.ts';
 import type { TrustedDocuments } from './trusted-documents.ts';
@@ -184,7 +184,10 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
 
   const masked = (result: ExecutionResult): ExecutionResult =>
     result.errors?.length
-      ? { ...result, errors: result.errors.map((error) => mask(error) as GraphQLError) }
+      ? {
+          ...result,
+          errors: result.errors.map((error) => withoutAddressesShown(mask(error) as GraphQLError)),
+        }
       : result;
 
   return async (
@@ -211,7 +214,7 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
         throw requestError('Can only perform a mutation operation from a POST request.', 405, 'BAD_REQUEST', {
           Allow: 'POST',
         });
-      if (prepared.errors.length > 0) return { errors: prepared.errors };
+      if (prepared.errors.length > 0) return { errors: prepared.errors.map(withoutAddressesShown) };
       const made = options.contextOf(transport, operation.operation);
       context = made instanceof Promise ? await made : made;
       const refused =
@@ -258,7 +261,7 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
       );
     } catch (error) {
       // A refusal of the parameters, a syntax error, a failure to build the context: masked like every error.
-      return { errors: [mask(error) as GraphQLError] };
+      return { errors: [withoutAddressesShown(mask(error) as GraphQLError)] };
     } finally {
       if (context) releaseRequestCaches(context);
     }

@@ -1,4 +1,5 @@
 import type { FieldIssue } from '../common/errors.ts';
+import { withoutAddresses } from '../common/text.ts';
 
 // ignoreBOM keeps a byte order mark in the text, where JSON.parse refuses it (RFC 8259 §8.1: none is sent).
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -25,9 +26,12 @@ export function parseJsonBody(bytes: Uint8Array): JsonBody {
   } catch {
     return refusal('The request body is not valid JSON', '', 'must be valid JSON');
   }
+  // The key as the client wrote it, but an e-mail address (a key can be anything) is not repeated back.
   const duplicate = duplicateKey(text);
-  if (duplicate !== null)
-    return refusal(`${duplicate || 'body'}: is given more than once`, duplicate, 'is given more than once');
+  if (duplicate !== null) {
+    const path = withoutAddresses(duplicate);
+    return refusal(`${path || 'body'}: is given more than once`, path, 'is given more than once');
+  }
   return { ok: true, value, text };
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { withoutAddresses } from '../common/text.ts';
 import type { Logger } from '../logger.ts';
 import { problemAnswer } from '../rest/problem.ts';
 import { inSpan, tracing } from '../tracing.ts';
@@ -107,10 +108,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       SpanKind.SERVER,
       {
         'http.request.method': request.method,
-        'url.path': request.pathname,
+        // What a client wrote is kept without the e-mail addresses it may hold (`/tickets/a@b.example`).
+        'url.path': withoutAddresses(request.pathname),
         'url.scheme': 'http',
         'client.address': request.address,
-        'user_agent.original': request.header('user-agent') ?? '',
+        'user_agent.original': withoutAddresses(request.header('user-agent') ?? ''),
       },
       async (span) => {
         const status = await work();

@@ -1,6 +1,7 @@
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SendMailOptions } from 'nodemailer';
+import { withoutAddresses } from '../common/text.ts';
 
 /** Where mail goes: an SMTP server, or `.eml` files to open (no SMTP_URL). */
 export type MailTransportSettings = { kind: 'smtp'; url: string } | { kind: 'files'; dir: string };
@@ -13,18 +14,17 @@ export interface MailTransport {
   send(message: SendMailOptions): Promise<void>;
   /** One line for start-up: where mail goes, without credentials. */
   readonly description: string;
+  /** Removes what this transport keeps of these mails (the `.eml` files; SMTP keeps nothing). */
+  forget(mailIds: string[]): Promise<void>;
   close(): void;
 }
 
 /** At most this many `.eml` files are kept; the oldest go first. */
 const KEPT_FILES = 1000;
 
-/**
- * What an SMTP server or the connection said, without the addresses it may repeat (a 550 names the
- * recipient), so it can be stored and logged.
- */
-export const withoutAddresses = (text: string) =>
-  text.replace(/[^\s<>()[\]"',;:]+@[^\s<>()[\]"',;:]+/g, '<address>');
+// What an SMTP server or the connection said is stored and logged without the addresses it may repeat (a 550
+// names the recipient).
+export { withoutAddresses };
 
 /** Nodemailer over SMTP, or into files; nodemailer is loaded only when the first mail is sent. */
 export function mailTransport(settings: MailTransportSettings): MailTransport {
@@ -57,6 +57,7 @@ function smtpTransport(url: string): MailTransport {
         throw new Error(said);
       }
     },
+    async forget() {},
     close() {
       void transporter?.then((t) => t.close());
     },
@@ -90,6 +91,17 @@ function fileTransport(dir: string): MailTransport {
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       await writeFile(join(dir, `${stamp}-${id}.eml`), info.message);
       if (++written % 100 === 0) await prune();
+    },
+    async forget(mailIds) {
+      if (mailIds.length === 0) return;
+      const forgotten = new Set(mailIds);
+      const files = await readdir(dir).catch(() => [] as string[]);
+      // `<time>-<mail id>.eml`: the id is the last 36 characters before the extension.
+      await Promise.all(
+        files
+          .filter((name) => name.endsWith('.eml') && forgotten.has(name.slice(-40, -4)))
+          .map((name) => rm(join(dir, name), { force: true })),
+      );
     },
     close() {},
   };

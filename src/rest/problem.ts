@@ -1,4 +1,5 @@
-import { ERROR_KINDS, type ErrorKind, type FieldIssue } from '../common/errors.ts';
+import { ERROR_KINDS, type ErrorKind, type FieldIssue, issuesWithoutAddresses } from '../common/errors.ts';
+import { withoutAddresses } from '../common/text.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 export const WWW_AUTHENTICATE = 'Basic realm="Museum API", charset="UTF-8"';
@@ -12,11 +13,17 @@ export interface Problem {
   errors?: FieldIssue[];
 }
 
+/** A problem; an e-mail address its detail or issues repeat from the request (a path, a key) shows as `<address>`. */
 export function problemOf(kind: ErrorKind, detail: string, issues: FieldIssue[] = []): Problem {
   const { status, title } = ERROR_KINDS[kind];
-  const problem: Problem = { type: `/problems/${kebab(kind)}`, title, status, detail };
+  const problem: Problem = {
+    type: `/problems/${kebab(kind)}`,
+    title,
+    status,
+    detail: withoutAddresses(detail),
+  };
   // Every field a validation failed on; another refusal names the fields it concerns, if any.
-  if (kind === 'validation' || issues.length > 0) problem.errors = issues;
+  if (kind === 'validation' || issues.length > 0) problem.errors = issuesWithoutAddresses(issues);
   return problem;
 }
 

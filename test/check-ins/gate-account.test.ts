@@ -7,6 +7,7 @@ import { expect, it } from 'vitest';
 import { openMuseum } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { recordedLogger } from '../support/leak-recording.ts';
 import { basic } from '../support/museum.ts';
 
 it('npm run users -- add door1 --role gate makes an account that checks tickets in and does nothing else', async () => {
@@ -24,7 +25,7 @@ it('npm run users -- add door1 --role gate makes an account that checks tickets 
     expect(users(['list']).stdout).toBe('door1\tgate\n');
 
     const museum = await openMuseum(loadConfig({ MUSEUM_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
-      logger: createLogger('silent'),
+      logger: recordedLogger(createLogger('silent')),
       announce: () => {},
     });
     try {

@@ -13,6 +13,7 @@ import { type Museum, openMuseum } from '../../src/app.ts';
 import { addDays, type Clock, isoWeekday } from '../../src/common/dates.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
+import { recordedLogger, recordMetrics } from './leak-recording.ts';
 
 export const STAFF = { name: 'curator', password: 'curator-password' } as const;
 export const VISITOR = { name: 'visitor', password: 'visitor-password' } as const;
@@ -132,7 +133,7 @@ export async function startMuseum(
     ...env,
   });
   const museum = await openMuseum(config, {
-    logger: options.logger ?? createLogger(config.logLevel),
+    logger: recordedLogger(options.logger ?? createLogger(config.logLevel)),
     clock: options.clock,
   });
   const em = museum.deps.db.fork();
@@ -176,6 +177,7 @@ export async function startMuseum(
     // to it (PgBouncer holds a client's login until client_login_timeout).
     close() {
       closing ??= (async () => {
+        await recordMetrics(museum.app);
         await museum.close();
         await database?.drop();
       })();
@@ -255,5 +257,5 @@ export const REFUSED_PRICES: Array<[string, Record<string, unknown>, string]> = 
 /** Another instance of the app over the same PostgreSQL database, as a second server behind a balancer. */
 export function openSecondInstance(museum: TestMuseum, env: Record<string, string> = {}): Promise<Museum> {
   const config = loadConfig({ ...museum.databaseEnv, LOG_LEVEL: 'silent', ...env });
-  return openMuseum(config, { logger: createLogger('silent'), announce: () => {} });
+  return openMuseum(config, { logger: recordedLogger(createLogger('silent')), announce: () => {} });
 }

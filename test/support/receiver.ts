@@ -1,5 +1,6 @@
 // A webhook receiver on 127.0.0.1: records every POST it gets and answers what the test tells it to.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { record } from './leak-recording.ts';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -27,7 +28,9 @@ export async function startReceiver(answer: (n: number) => Answer = () => 202): 
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const message = Buffer.concat(chunks).toString('utf8');
+      received.push({ headers: req.headers, body: message });
+      record('webhooks', message);
       const answered = answer(received.length);
       for (const wake of waiters.splice(0)) wake();
       if (answered === 'never') return;

@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { record, recordedServerEnv } from './leak-recording.ts';
 import { basic, eventBody, STAFF, TEST_DATA_DIR, type TestMuseum } from './museum.ts';
 import { eventually } from './receiver.ts';
 
@@ -44,7 +45,14 @@ export interface RunningServer {
   stop(): Promise<number | null>;
 }
 
-export async function spawnServer(env: Record<string, string>): Promise<RunningServer> {
+/**
+ * `untraced`: with the leak scan on, a spawned server is traced (to this process); a test of what the server
+ * loads turns that off, as the OTLP exporter loads modules a server without tracing never does.
+ */
+export async function spawnServer(
+  env: Record<string, string>,
+  { untraced = false }: { untraced?: boolean } = {},
+): Promise<RunningServer> {
   const port = await freePort();
   const child = spawn(process.execPath, serverArgs, {
     env: {
@@ -53,6 +61,8 @@ export async function spawnServer(env: Record<string, string>): Promise<RunningS
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
+      // With the leak scan on: at debug level, traced (a test's own settings come after).
+      ...recordedServerEnv({ untraced }),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -65,6 +75,8 @@ export async function spawnServer(env: Record<string, string>): Promise<RunningS
   child.stderr!.on('data', (chunk) => {
     err += chunk;
   });
+  // What it wrote goes to the leak scan once it is done writing.
+  child.once('close', () => record('servers', `${out}\n${err}`));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   // Ready when /health/live answers 200 (it answers 503 while the database is being opened), whatever
   // the LOG_LEVEL.
@@ -112,15 +124,22 @@ export function loggedLines(server: RunningServer, prefix: string): Promise<Reco
 }
 
 /** A server process over the test museum's database (PostgreSQL), or its own in memory, with the staff account. */
-export function spawnServerFor(museum: TestMuseum, env: Record<string, string> = {}): Promise<RunningServer> {
-  return spawnServer({
-    MUSEUM_DATA_DIR: TEST_DATA_DIR,
-    DATABASE_URL: 'memory://',
-    ...museum.databaseEnv,
-    MUSEUM_ADMIN_USER: STAFF.name,
-    MUSEUM_ADMIN_PASSWORD: STAFF.password,
-    ...env,
-  });
+export function spawnServerFor(
+  museum: TestMuseum,
+  env: Record<string, string> = {},
+  options: { untraced?: boolean } = {},
+): Promise<RunningServer> {
+  return spawnServer(
+    {
+      MUSEUM_DATA_DIR: TEST_DATA_DIR,
+      DATABASE_URL: 'memory://',
+      ...museum.databaseEnv,
+      MUSEUM_ADMIN_USER: STAFF.name,
+      MUSEUM_ADMIN_PASSWORD: STAFF.password,
+      ...env,
+    },
+    options,
+  );
 }
 
 /** A started server's GraphQL-over-WebSocket URL. */

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { openMuseum } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { recordedLogger } from '../support/leak-recording.ts';
 import {
   basic,
   eventBody,
@@ -169,7 +170,10 @@ describe('Idempotency-Key across a restart', () => {
     await (dataDir ? first.close() : first.deps.db.close());
 
     const config = loadConfig({ ...databaseEnv, LOG_LEVEL: 'silent' });
-    const second = await openMuseum(config, { logger: createLogger('silent'), announce: () => {} });
+    const second = await openMuseum(config, {
+      logger: recordedLogger(createLogger('silent')),
+      announce: () => {},
+    });
     try {
       const response = await second.app.fetch('http://museum.test/tickets', {
         method: 'POST',
