@@ -30,6 +30,7 @@ import { purgeOldStripeEvents } from './payments/payments.service.ts';
 import { createPayments } from './payments/payments.ts';
 import { stripeGateway } from './payments/stripe-gateway.ts';
 import { useRefusalBodies } from './plugins/use-refusal-bodies.ts';
+import { runRetention } from './privacy/privacy.service.ts';
 import { createRestHandler } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
@@ -292,8 +293,17 @@ export async function openMuseum(
       webhooks,
       payments,
       mail,
+      forgetMails: (mailIds) => transport.forget(mailIds),
     };
+    // Personal data past MUSEUM_RETENTION_DAYS is erased once a museum day, by whichever instance comes first.
+    const retention = () =>
+      runRetention(db.sql, clock.today(), config.retentionDays, deps.forgetMails).then(
+        (run) => run && logger.info('personal data past retention erased', { ...run.counts }),
+        (error) => logger.warn('erasing personal data past retention failed', { error: String(error) }),
+      );
+    const retentionRun = retention();
     const purge = setInterval(() => {
+      void retention();
       purgeExpiredKeys(db.fork()).catch((error) =>
         logger.warn('purging idempotency keys failed', { error: String(error) }),
       );
@@ -318,6 +328,7 @@ export async function openMuseum(
       },
       async close() {
         clearInterval(purge);
+        await retentionRun;
         await app.websockets.close();
         await feed.close();
         await webhooks?.close();

@@ -4,6 +4,7 @@ import { isTwoDecimalCurrency } from './common/money.ts';
 import { loadTrustedDocuments, type TrustedDocuments } from './graphql/trusted-documents.ts';
 import { NO_PROXY, parseTrustedProxies, type TrustedProxies } from './http/client-address.ts';
 import type { MailTransportSettings } from './mail/transport.ts';
+import { DEFAULT_RETENTION_DAYS } from './privacy/privacy.rules.ts';
 import { DEFAULT_RETRY_SCHEDULE } from './webhooks/webhooks.rules.ts';
 
 const ianaTimeZone = z.string().refine(
@@ -156,6 +157,11 @@ export const configSchema = z.object({
     .min(1, 'must be 1 to 1000 mails a second')
     .max(1000, 'must be 1 to 1000 mails a second')
     .default(10),
+  MUSEUM_RETENTION_DAYS: wholeNumber
+    .min(1, 'must be 1 to 36500 days')
+    .max(36_500, 'must be 1 to 36500 days')
+    .default(DEFAULT_RETENTION_DAYS),
+  MUSEUM_PRIVACY_KEY: z.string().min(32, 'must be at least 32 characters (a random secret)').optional(),
   STRIPE_API_BASE: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:12111' })
     .optional(),
@@ -225,6 +231,10 @@ export interface Config {
   payments: PaymentSettings;
   /** The mails to buyers (src/mail/). */
   mail: MailConfig;
+  /** Days after a visit its buyer's address is kept (src/privacy/). */
+  retentionDays: number;
+  /** The key of the privacy record's subject hashes; null: one kept in the database. */
+  privacyKey: string | null;
 }
 
 export interface MailConfig {
@@ -395,5 +405,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retrySchedule: e.MAIL_RETRY_SCHEDULE ?? DEFAULT_MAIL_RETRY_SCHEDULE,
       ratePerSecond: e.MAIL_RATE_PER_SECOND,
     },
+    retentionDays: e.MUSEUM_RETENTION_DAYS,
+    privacyKey: e.MUSEUM_PRIVACY_KEY ?? null,
   };
 }

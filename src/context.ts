@@ -10,6 +10,7 @@ import type { HttpRequest } from './http/request.ts';
 import type { Logger } from './logger.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { Payments } from './payments/payments.ts';
+import type { ForgetMails } from './privacy/privacy.service.ts';
 import type { Dispatcher } from './webhooks/dispatcher.ts';
 
 /** What the app is built from; passed in, never imported as module state. */
@@ -29,6 +30,8 @@ export interface AppDeps {
   payments?: Payments;
   /** This instance's mail worker (src/mail/mailer.ts): told when a transaction queued a mail. */
   mail?: Mailer;
+  /** Removes what the mail transport keeps of these mails outside the database (`.eml` files), after an erasure. */
+  forgetMails: ForgetMails;
   /** What the domains count themselves (check-ins by outcome, tickets sold); absent while metrics are off. */
   metrics?: Pick<Metrics, 'checkIn' | 'ticketSold'>;
 }

@@ -351,11 +351,20 @@ describe('compiled queries', () => {
         });
         return response.json() as Promise<{ data?: Record<string, unknown>; errors?: unknown }>;
       };
+      // An export records itself (src/privacy/): its time and the requests before it change with each run.
+      const comparable = (answer: { data?: Record<string, unknown>; errors?: unknown }) =>
+        field.name === 'myData'
+          ? JSON.parse(
+              JSON.stringify(answer, (key, value) =>
+                ['exportedAt', 'privacyRequests'].includes(key) ? undefined : value,
+              ),
+            )
+          : answer;
       const interpreted = await run();
       expect(interpreted.errors, query).toBeUndefined();
       expect(interpreted.data?.[field.name], query).not.toBeNull();
       await run();
-      expect(await run(), query).toEqual(interpreted);
+      expect(comparable(await run()), query).toEqual(comparable(interpreted));
       checked++;
     }
     expect(checked).toBeGreaterThanOrEqual(10);

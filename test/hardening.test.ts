@@ -12,6 +12,8 @@ import {
   validate,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Account } from '../src/accounts/account.entity.ts';
+import { hashPassword } from '../src/accounts/passwords.ts';
 import { measureQuery, QUERY_LIMITS } from '../src/graphql/query-limits.ts';
 import { schema } from '../src/graphql/schema.ts';
 import { BODY_LIMIT_BYTES } from '../src/http/request.ts';
@@ -432,6 +434,18 @@ describe('execution timeout', () => {
 /** Operations without an account: Stripe's webhook, which the payload's signature vouches for instead. */
 const OPEN_OPERATIONS = new Set(['receiveStripeEvent']);
 
+/** The visitor account again, after a matrix deleted it (deleteMyAccount): the operations after need it. */
+async function restoreVisitor() {
+  const em = museum.deps.db.fork();
+  if ((await em.count(Account, { name: VISITOR.name })) > 0) return;
+  em.create(Account, {
+    name: VISITOR.name,
+    role: 'visitor',
+    passwordHash: await hashPassword(VISITOR.password),
+  });
+  await em.flush();
+}
+
 describe('auth matrix: every REST operation × credentials (C2)', () => {
   const credentials = {
     none: undefined,
@@ -516,6 +530,8 @@ describe('auth matrix: every REST operation × credentials (C2)', () => {
     setPriceList: () => ({ categories: [{ category: 'adult', name: 'Adult', generalAdmission: 20 }] }),
     // Payments are off here: a signed event would find no one to take it (404).
     receiveStripeEvent: () => ({ id: 'evt_1', object: 'event' }),
+    exportBuyerData: () => ({ email: 'todd@example.com' }),
+    eraseBuyerData: () => ({ email: 'todd@example.com' }),
   };
   // Query parameters an operation cannot do without.
   const queries: Record<string, string> = {
@@ -532,6 +548,9 @@ describe('auth matrix: every REST operation × credentials (C2)', () => {
     'listWebhookDeliveries',
     'setPriceList',
     'getSalesReport',
+    'exportBuyerData',
+    'eraseBuyerData',
+    'listPrivacyRequests',
     // Staff and gate accounts.
     'checkIn',
   ]);
@@ -566,9 +585,13 @@ describe('auth matrix: every REST operation × credentials (C2)', () => {
           expectProblem(response, 403, 'Forbidden');
         } else if (OPEN_OPERATIONS.has(route.operationId)) {
           expectProblem(response, 404, 'Not found');
+        } else if (route.operationId === 'deleteMyAccount' && who === 'staff') {
+          // The last staff account stays.
+          expectProblem(response, 409, 'Conflict');
         } else {
           expect(response.status, where).toBe(route.status);
         }
+        if (route.operationId === 'deleteMyAccount' && who === 'visitor') await restoreVisitor();
         // Each fixture makes a webhook subscription; at most 100 may exist at once.
         await call(museum, 'DELETE', `/webhook-subscriptions/${subscriptionId}`, {
           authorization: credentials.staff,
@@ -617,6 +640,7 @@ describe('auth matrix: every GraphQL root field × credentials', () => {
         .pothosOptions?.authScopes;
       const staffOnly = scopes !== undefined && !('authenticated' in scopes) && 'staff' in scopes;
       const visitor = await gql(museum, query, {});
+      if (field.name === 'deleteMyAccount') await restoreVisitor();
       const code = visitor.body?.errors?.[0]?.extensions?.code;
       if (staffOnly) expect(code, field.name).toBe('FORBIDDEN');
       else expect(code ?? 'none', field.name).not.toMatch(/FORBIDDEN|UNAUTHENTICATED/);

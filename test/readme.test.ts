@@ -22,6 +22,9 @@ const PASTED = [
   ['docs/api.md', 'Parts first: @defer and @stream'],
   // After the README's purchases: their mails are in .data/mail/.
   ['docs/mail.md', 'Without a mail server'],
+  // Last: the erasure forgets the README's buyer.
+  ['docs/privacy.md', 'Exports'],
+  ['docs/privacy.md', 'Erasure'],
 ] as const;
 /** Run here with checks of their own, one example each. */
 const CONDITIONAL = ['docs/api.md', 'Caching, safe edits and trusted documents'] as const;

@@ -2,6 +2,7 @@ import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 
 /** visitor: a customer; staff: everything; gate: a door scanner (check-ins and ticket reads only). */
 export const ROLES = ['visitor', 'staff', 'gate'] as const;
+export type Role = (typeof ROLES)[number];
 
 export const Account = defineEntity({
   name: 'Account',

@@ -15,6 +15,7 @@ import '../reports/sales.graphql.ts';
 import '../webhooks/webhooks.graphql.ts';
 import '../events/event-edges.graphql.ts';
 import '../tickets/my-tickets.graphql.ts';
+import '../privacy/privacy.graphql.ts';
 import './nodes.graphql.ts';
 
 builder.queryType({ description: 'Every field needs HTTP Basic credentials of an account.' });

@@ -15,7 +15,7 @@ export const RESENDS_PER_HOUR = 5;
 // Owner or staff ($2) only; the lock orders concurrent requests for copies of one order, so the limit holds.
 const HOLD_ORDER_FOR_RESEND = statement(
   'mail_hold_order_for_resend',
-  `select o.status,
+  `select o.status, o.email is null as erased,
           (select count(*)::int from mail m
            where m.order_id = o.id and m.resent and m.created_at > now() - interval '1 hour') as resent,
           (select ceil(extract(epoch from min(m.created_at) + interval '1 hour' - now()))::int from mail m
@@ -29,6 +29,7 @@ const HOLD_ORDER_FOR_RESEND = statement(
 const HOLD_TICKET_FOR_RESEND = statement(
   'mail_hold_ticket_for_resend',
   `select t.order_id as "orderId", t.cancelled_at is not null as cancelled, t.awaiting_payment as "awaitingPayment",
+          t.email is null as erased,
           (select count(*)::int from mail m where m.order_id is null and m.ticket_ids[1] = t.id and m.resent
              and m.created_at > now() - interval '1 hour') as resent,
           (select ceil(extract(epoch from min(m.created_at) + interval '1 hour' - now()))::int from mail m
@@ -38,6 +39,8 @@ const HOLD_TICKET_FOR_RESEND = statement(
    for update of t`,
 );
 
+const ERASED = "The buyer's address was erased: nothing more is mailed";
+
 const tooManyCopies = (freeInSeconds: number | null) =>
   tooManyRequests(
     `At most ${RESENDS_PER_HOUR} copies of a mail of tickets an hour; try again in ${freeInSeconds} seconds`,
@@ -45,13 +48,16 @@ const tooManyCopies = (freeInSeconds: number | null) =>
   );
 
 async function resendOrderMail(tx: Queryable, viewer: Principal, orderId: string): Promise<EmailDelivery> {
-  const [order] = await tx.query<{ status: string; resent: number; freeInSeconds: number | null }>(
-    HOLD_ORDER_FOR_RESEND,
-    [orderId, viewer.role === 'staff', viewer.id],
-  );
+  const [order] = await tx.query<{
+    status: string;
+    erased: boolean;
+    resent: number;
+    freeInSeconds: number | null;
+  }>(HOLD_ORDER_FOR_RESEND, [orderId, viewer.role === 'staff', viewer.id]);
   if (!order) throw notFound('There is no order with that orderId');
   if (order.status !== 'confirmed')
     throw conflict(`The order is ${order.status}: only a confirmed order's tickets are sent`);
+  if (order.erased) throw conflict(ERASED);
   if (order.resent >= RESENDS_PER_HOUR) throw tooManyCopies(order.freeInSeconds);
   await queueOrderMail(tx, orderId, true);
   return (await orderDelivery(tx, orderId))!;
@@ -75,12 +81,14 @@ export function resendTicket(sql: Sql, viewer: Principal, ticketId: string): Pro
       orderId: string | null;
       cancelled: boolean;
       awaitingPayment: boolean;
+      erased: boolean;
       resent: number;
       freeInSeconds: number | null;
     }>(HOLD_TICKET_FOR_RESEND, [ticketId, viewer.role === 'staff', viewer.id]);
     if (!ticket) throw notFound('There is no ticket with that ticketId');
     if (ticket.orderId) return resendOrderMail(tx, viewer, ticket.orderId);
     if (ticket.cancelled) throw conflict('The ticket is cancelled: only a valid ticket is sent');
+    if (ticket.erased) throw conflict(ERASED);
     if (ticket.resent >= RESENDS_PER_HOUR) throw tooManyCopies(ticket.freeInSeconds);
     await queueLoneTicketCopy(tx, ticketId);
     return (await ticketDelivery(tx, ticketId))!;

@@ -17,7 +17,7 @@ const QUEUE_ORDER_MAIL = statement(
    select gen_random_uuid(), 'tickets', o.id,
           array(select t.id from ticket t where t.order_id = o.id and t.cancelled_at is null order by t.order_position),
           o.email, null, $2::boolean, 'pending', now(), now()
-   from ticket_order o where o.id = $1::uuid`,
+   from ticket_order o where o.id = $1::uuid and o.email is not null`,
 );
 
 /** Queues the tickets mail of an order that is confirmed now (or a copy of it), in the caller's transaction. */
@@ -29,7 +29,7 @@ const QUEUE_LONE_TICKET_COPY = statement(
   'mail_queue_lone_ticket_copy',
   `${NEW_MAIL}
    select gen_random_uuid(), 'tickets', null, array[t.id], t.email, null, true, 'pending', now(), now()
-   from ticket t where t.id = $1::uuid`,
+   from ticket t where t.id = $1::uuid and t.email is not null`,
 );
 
 /** Queues a copy of the tickets mail of a ticket sold on its own, in the caller's transaction. */
@@ -37,13 +37,14 @@ export async function queueLoneTicketCopy(tx: Queryable, ticketId: string): Prom
   await tx.query(QUEUE_LONE_TICKET_COPY, [ticketId]);
 }
 
-// Tickets given back ($1) in one change: a mail per order (or per ticket sold on its own) of kind $2.
+// Tickets given back ($1) in one change: a mail per order (or per ticket sold on its own) of kind $2. Nothing
+// is queued for an address that was erased (here and above).
 const QUEUE_GIVEN_BACK_MAIL = statement(
   'mail_queue_given_back',
   `${NEW_MAIL}
    select gen_random_uuid(), $2, t.order_id, array_agg(t.id order by t.order_position, t.id), min(t.email), null,
           false, 'pending', now(), now()
-   from ticket t where t.id = any($1::uuid[])
+   from ticket t where t.id = any($1::uuid[]) and t.email is not null
    group by t.order_id, case when t.order_id is null then t.id end`,
 );
 
@@ -66,7 +67,7 @@ export const mailRefund = (refunded: string) => `mailed as (
             array(select t.id from ticket t where t.order_id = o.id and t.cancelled_at is not null
                   order by t.order_position),
             o.email, r.amount, false, 'pending', now(), now()
-     from ${refunded} r join ticket_order o on o.id = r.order_id)`;
+     from ${refunded} r join ticket_order o on o.id = r.order_id where o.email is not null)`;
 
 // At most $1 tickets sold on their own whose mail is owed, oldest first, become their mails' rows (the
 // ticket's id: a row already there is left as it is). Tickets another worker is turning are skipped.

@@ -20,6 +20,7 @@ import { type Route, routes as restRoutes } from '../rest/routes.ts';
 import { createComponents } from './components.ts';
 import { openApiPath, operationOf } from './operations.ts';
 import { paymentDocs } from './payment-docs.ts';
+import { privacyDocs } from './privacy-docs.ts';
 import { DESCRIPTION, PUBLISH_NEW_EVENT, TAGS } from './prose.ts';
 import { type RouteDocs, routeDocs } from './route-docs.ts';
 import { saleDocs } from './sale-docs.ts';
@@ -34,7 +35,13 @@ import { visitDocs } from './visit-docs.ts';
 export function buildOpenApiDocument(
   routes: Route[] = restRoutes,
   schema: GraphQLSchema = graphqlSchema,
-  docs: Record<string, RouteDocs> = { ...routeDocs, ...visitDocs, ...saleDocs, ...paymentDocs },
+  docs: Record<string, RouteDocs> = {
+    ...routeDocs,
+    ...visitDocs,
+    ...saleDocs,
+    ...paymentDocs,
+    ...privacyDocs,
+  },
 ): Json {
   const components = createComponents();
   const paths: Record<string, Record<string, Json>> = {};

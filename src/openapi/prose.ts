@@ -36,6 +36,8 @@ export const TAGS: Record<string, string> = {
   'Check-ins': "Admission at the door: a scanner sends the code it read from a ticket's QR code.",
   Payments: "Payment through Stripe Checkout: Stripe's calls to the service.",
   Webhooks: 'Partners told of new and changed special events instead of polling (staff only).',
+  Privacy:
+    "Buyers' personal data: exported and erased on request (staff), an account holder's own, and the record of each request.",
 };
 
 /** The reference's shared parameters, by the variable they set. Their schemas come from the rules. */

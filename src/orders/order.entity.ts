@@ -24,7 +24,8 @@ export const Order = defineEntity({
     // Orders outlive a deleted account, as their tickets do.
     account: () =>
       p.manyToOne(Account).nullable().deleteRule('set null').index('ticket_order_account_id_index'),
-    email: p.string().length(254),
+    /** The buyer's address; null once erased (src/privacy/). */
+    email: p.string().length(254).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     status: p.enum(ORDER_STATUSES).default('confirmed'),
     /** A pending order's seats are given back at this time unless it was paid. */

@@ -22,7 +22,10 @@ export const OrderType = builder.objectRef<OrderView>('Order').implement({
   fields: (t) => ({
     id: t.id({ description: 'Global id (Node).', resolve: (order) => globalId('Order', order.orderId) }),
     orderId: t.expose('orderId', { type: 'UUID' }),
-    email: t.exposeString('email', { description: 'Where the tickets are sent.' }),
+    email: t.exposeString('email', {
+      nullable: true,
+      description: "Where the tickets are sent; null once the buyer's address was erased (eraseBuyerData).",
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     total: t.float({
       description: 'What its tickets cost when they were sold, all of them: the sum of their prices.',

@@ -15,7 +15,8 @@ import type { OrderLine, PlaceOrderInput } from './orders.rules.ts';
 
 export interface OrderView {
   orderId: string;
-  email: string;
+  /** Null once the buyer's address was erased (src/privacy/). */
+  email: string | null;
   /** RFC 3339, UTC. */
   createdAt: string;
   /** Absent in answers kept for Idempotency-Key replays before orders had a status: they were confirmed. */

@@ -35,6 +35,14 @@ const ORDER_FIELDS = `orderId email createdAt ${whenPaying('status expiresAt che
 /** A visitor's ticket that waits for payment (MUSEUM_PAYMENTS=stripe); null, so left out, for any other. */
 const PAYMENT_FIELDS = 'orderId status checkoutUrl expiresAt';
 const PRICE_LIST_FIELDS = 'currency categories { category name generalAdmission }';
+const PRIVACY_REQUEST_FIELDS = `requestId kind requestedBy accountId requestedAt retentionDate
+  counts { orders tickets mails idempotencyRecords accounts }`;
+const PERSONAL_DATA_FIELDS = `exportedAt email account { accountId name role createdAt } currency
+  orders { orderId email status createdAt total ticketIds }
+  tickets { ticketId orderId email ticketType ticketDate entryTime eventId eventName category price confirmationCode
+    status createdAt checkedInAt cancelledAt }
+  mails { mailId kind orderId ticketIds recipient status attempts createdAt lastAttemptAt sentAt }
+  privacyRequests { ${PRIVACY_REQUEST_FIELDS} }`;
 
 export interface Route {
   operationId: string;
@@ -381,5 +389,47 @@ export const routes: Route[] = [
     status: 200,
     paged: 'items',
     notFound: 'There is no webhook subscription with that subscriptionId',
+  },
+  {
+    operationId: 'getMyData',
+    method: 'GET',
+    path: '/me/data',
+    document: `query getMyData { myData { ${PERSONAL_DATA_FIELDS} } }`,
+    status: 200,
+    cacheControl: 'no-store',
+  },
+  {
+    operationId: 'deleteMyAccount',
+    method: 'DELETE',
+    path: '/me',
+    document: 'mutation deleteMyAccount { deleteMyAccount { requestId } }',
+    status: 204,
+  },
+  {
+    operationId: 'exportBuyerData',
+    method: 'POST',
+    path: '/privacy/exports',
+    body: true,
+    document: `query exportBuyerData($input: BuyerInput!) { buyerData(input: $input) { ${PERSONAL_DATA_FIELDS} } }`,
+    status: 200,
+  },
+  {
+    operationId: 'eraseBuyerData',
+    method: 'POST',
+    path: '/privacy/erasures',
+    body: true,
+    document: `mutation eraseBuyerData($input: BuyerInput!) { eraseBuyerData(input: $input) { ${PRIVACY_REQUEST_FIELDS} } }`,
+    status: 200,
+  },
+  {
+    operationId: 'listPrivacyRequests',
+    method: 'GET',
+    path: '/privacy/requests',
+    query: ['email', ...page],
+    document: `query listPrivacyRequests($email: EmailAddress, $page: Int, $limit: Int) {
+      privacyRequests(email: $email, page: $page, limit: $limit) { items { ${PRIVACY_REQUEST_FIELDS} } total } }`,
+    status: 200,
+    paged: 'items',
+    cacheControl: 'no-store',
   },
 ];

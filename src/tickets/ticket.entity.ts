@@ -20,7 +20,8 @@ export const Ticket = defineEntity({
     ticketType: p.enum(TICKET_TYPES),
     ticketDate: p.date().index('ticket_ticket_date_index'),
     event: () => p.manyToOne(SpecialEvent).nullable().deleteRule('no action'),
-    email: p.string().length(254),
+    /** The buyer's address; null once erased (src/privacy/): the ticket stays valid, nothing more is mailed. */
+    email: p.string().length(254).nullable(),
     confirmationCode: p.string().length(32).unique('ticket_confirmation_code_key'),
     createdAt: p.datetime().onCreate(() => new Date()),
     /** The order it was bought in, if any, and its place among the order's tickets (from 0). */

@@ -25,6 +25,13 @@ export interface FuzzContext {
   ticketId: string;
 }
 
+/**
+ * Not fuzzed: deleting the account the fuzzing signs in with (it takes no input to garble), after which every
+ * request would be a refused login. test/privacy/ and the auth matrices of test/hardening.test.ts cover it.
+ */
+const SIGNS_ITSELF_OUT = new Set(['deleteMyAccount']);
+const fuzzedRoutes = routes.filter((route) => !SIGNS_ITSELF_OUT.has(route.operationId));
+
 const utf8 = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
 
 const controlChars = fc.string({
@@ -183,7 +190,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
 /** A request to one REST route, or near it. */
 function restRequest(context: FuzzContext): fc.Arbitrary<WireRequest> {
-  return fc.constantFrom(...routes).chain((route) => {
+  return fc.constantFrom(...fuzzedRoutes).chain((route) => {
     const path = fc
       .tuple(idSegment(context.eventId), idSegment(context.ticketId))
       .map(([eventId, ticketId]) => route.path.replace(':eventId', eventId).replace(':ticketId', ticketId));
@@ -224,7 +231,9 @@ function restRequest(context: FuzzContext): fc.Arbitrary<WireRequest> {
 
 const rootFields = (['query', 'mutation'] as const).flatMap((kind) => {
   const type = kind === 'query' ? schema.getQueryType()! : schema.getMutationType()!;
-  return Object.values(type.getFields()).map((field) => ({ kind, field }));
+  return Object.values(type.getFields())
+    .filter((field) => !SIGNS_ITSELF_OUT.has(field.name))
+    .map((field) => ({ kind, field }));
 });
 
 function documentFor(kind: string, field: GraphQLField<unknown, unknown>): string {
