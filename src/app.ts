@@ -38,6 +38,8 @@ import { createDispatcher } from './webhooks/dispatcher.ts';
 import { purgeOldDeliveries, webhookBacklog } from './webhooks/webhooks.service.ts';
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+/** Requests a second from which an instance is in a rush: its mails wait (one a second) until it is over. */
+export const RUSH_REQUESTS_PER_SECOND = 200;
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
 
@@ -132,6 +134,7 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     return {
       handleNode: (req, res) => replicas.scope(() => pipeline.handleNode(req, res)),
       fetch: (input, init, serverContext) => replicas.scope(() => pipeline.fetch(input, init, serverContext)),
+      requestsPerSecond: pipeline.requestsPerSecond,
       yoga,
       websockets,
     };
@@ -228,6 +231,8 @@ export async function openMuseum(
 ): Promise<Museum> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? museumClock(config.timeZone);
+  /** The app, once made: the mailer asks it how busy the instance is. */
+  let serving: App | undefined;
   const db = await openDatabase(config.database);
   try {
     await prepareDatabase(db, config, logger, options.announce);
@@ -268,6 +273,8 @@ export async function openMuseum(
       logger,
       retrySchedule: config.mail.retrySchedule,
       ratePerSecond: config.mail.ratePerSecond,
+      // Drawing a mail takes a few milliseconds of the one thread requests need too: in a rush, they go first.
+      busy: () => (serving?.requestsPerSecond() ?? 0) >= RUSH_REQUESTS_PER_SECOND,
     });
     const { payments: paymentSettings } = config;
     const payments =
@@ -319,6 +326,7 @@ export async function openMuseum(
     }, PURGE_INTERVAL_MS);
     purge.unref();
     const app = createApp(deps, options);
+    serving = app;
     return {
       app,
       deps,

@@ -31,6 +31,8 @@ export interface PipelineOptions {
 export interface Pipeline {
   /** The node:http request listener (behind src/http/listener.ts). */
   handleNode(req: IncomingMessage, res: ServerResponse): void;
+  /** Requests answered in the last whole second (or this one, if more): how busy the instance is. */
+  requestsPerSecond(): number;
   /** The same pipeline through the fetch API, as the tests call it; `serverContext` names the client socket. */
   fetch(input: string | Request, init?: RequestInit, serverContext?: unknown): Promise<Response>;
 }
@@ -86,10 +88,26 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return answer;
   }
 
+  // Requests answered in this second and in the one before: background work yields to a rush (the mailer).
+  let second = 0;
+  let thisSecond = 0;
+  let lastSecond = 0;
+  const countAnswer = (now: number) => {
+    const current = Math.floor(now / 1000);
+    if (current !== second) {
+      lastSecond = current === second + 1 ? thisSecond : 0;
+      thisSecond = 0;
+      second = current;
+    }
+    thisSecond++;
+  };
+
   /** One line per request, and its metrics, once its answer is done (or the client has gone). */
   function finished(request: HttpRequest, status: number, started: number) {
     const { observation } = request;
-    const seconds = (performance.now() - started) / 1000;
+    const now = performance.now();
+    countAnswer(now);
+    const seconds = (now - started) / 1000;
     metrics?.request(request.method, observation.route, status, seconds);
     logger.request({
       method: request.method,
@@ -125,6 +143,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   return {
+    requestsPerSecond() {
+      countAnswer(performance.now());
+      thisSecond--;
+      return Math.max(lastSecond, thisSecond);
+    },
     handleNode(req, res) {
       const request = fromNode(req, res, options.trustProxy);
       const started = performance.now();

@@ -42,6 +42,8 @@ export function createMailer(options: {
   logger: Logger;
   retrySchedule: number[];
   ratePerSecond: number;
+  /** Whether the instance is in a rush of requests: then one mail a second at most, the rest after it. */
+  busy?: () => boolean;
 }): Mailer {
   const { sql, transport, settings, logger, retrySchedule, ratePerSecond } = options;
   let counts: MailCounts | undefined;
@@ -50,7 +52,7 @@ export function createMailer(options: {
   /** Mails that may be sent now without passing the rate. */
   const allowance = (now: number) => {
     while (recentSends.length > 0 && recentSends[0]! <= now - 1000) recentSends.shift();
-    return ratePerSecond - recentSends.length;
+    return Math.max(0, (options.busy?.() ? 1 : ratePerSecond) - recentSends.length);
   };
   /** Milliseconds until the oldest send of the last second leaves it. */
   const untilAllowed = (now: number) => recentSends[0]! + 1000 - now;
