@@ -92,21 +92,21 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   let second = 0;
   let thisSecond = 0;
   let lastSecond = 0;
-  const countAnswer = (now: number) => {
+  /** Moves the count to the second `now` falls in. */
+  const roll = (now: number) => {
     const current = Math.floor(now / 1000);
-    if (current !== second) {
-      lastSecond = current === second + 1 ? thisSecond : 0;
-      thisSecond = 0;
-      second = current;
-    }
-    thisSecond++;
+    if (current === second) return;
+    lastSecond = current === second + 1 ? thisSecond : 0;
+    thisSecond = 0;
+    second = current;
   };
 
   /** One line per request, and its metrics, once its answer is done (or the client has gone). */
   function finished(request: HttpRequest, status: number, started: number) {
     const { observation } = request;
     const now = performance.now();
-    countAnswer(now);
+    roll(now);
+    thisSecond++;
     const seconds = (now - started) / 1000;
     metrics?.request(request.method, observation.route, status, seconds);
     logger.request({
@@ -144,8 +144,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   return {
     requestsPerSecond() {
-      countAnswer(performance.now());
-      thisSecond--;
+      roll(performance.now());
       return Math.max(lastSecond, thisSecond);
     },
     handleNode(req, res) {

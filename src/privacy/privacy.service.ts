@@ -372,6 +372,27 @@ const countsOf = ({ mailIds: _mailIds, ...erased }: Erased, accounts = 0): Priva
 /** What an erasure also removes outside the database: the `.eml` copies of the mails it touched. */
 export type ForgetMails = (mailIds: string[]) => Promise<void>;
 
+/**
+ * One erasure in one transaction: `erase` clears the subject's data (and may refuse), its counts are recorded
+ * as `kind`; then the mails' copies outside the database go.
+ */
+async function eraseAndRecord(
+  sql: Sql,
+  kind: PrivacyRequestKind,
+  by: { requestedBy: Requester; accountId: string | null },
+  hash: string,
+  forgetMails: ForgetMails,
+  erase: (tx: Queryable) => Promise<{ erased: Erased; accounts: number }>,
+): Promise<PrivacyRequestView> {
+  const { recorded, mailIds } = await sql.transaction(async (tx) => {
+    const { erased, accounts } = await erase(tx);
+    const recorded = await recordRequest(tx, kind, by, hash, countsOf(erased, accounts));
+    return { recorded, mailIds: erased.mailIds };
+  });
+  await forgetMails(mailIds);
+  return recorded;
+}
+
 /** Staff's erasure of an address, all or nothing, recorded; a second one answers zeros. */
 export async function eraseBuyerData(
   sql: Sql,
@@ -381,19 +402,17 @@ export async function eraseBuyerData(
   forgetMails: ForgetMails,
 ): Promise<PrivacyRequestView> {
   const hash = await subjectHash(sql, configuredKey, email);
-  const { recorded, mailIds } = await sql.transaction(async (tx) => {
-    const [erased] = await tx.query<Erased>(ERASE_EMAIL, [email]);
-    const recorded = await recordRequest(
-      tx,
-      'erasure',
-      { requestedBy: 'staff', accountId: staff.id },
-      hash,
-      countsOf(erased!),
-    );
-    return { recorded, mailIds: erased!.mailIds };
-  });
-  await forgetMails(mailIds);
-  return recorded;
+  return eraseAndRecord(
+    sql,
+    'erasure',
+    { requestedBy: 'staff', accountId: staff.id },
+    hash,
+    forgetMails,
+    async (tx) => {
+      const [erased] = await tx.query<Erased>(ERASE_EMAIL, [email]);
+      return { erased: erased!, accounts: 0 };
+    },
+  );
 }
 
 const STAFF_LEFT = statement(
@@ -413,24 +432,16 @@ export async function deleteMyAccount(
   forgetMails: ForgetMails,
 ): Promise<PrivacyRequestView> {
   const hash = await subjectHash(sql, configuredKey, me.name);
-  const { recorded, mailIds } = await sql.transaction(async (tx) => {
+  const by = { requestedBy: 'account_holder', accountId: me.id } as const;
+  return eraseAndRecord(sql, 'account_deletion', by, hash, forgetMails, async (tx) => {
     if (me.role === 'staff') {
       const [left] = await tx.query<{ count: number }>(STAFF_LEFT, [me.id]);
       if (left!.count === 0) throw conflict('The last staff account cannot be deleted');
     }
     const [erased] = await tx.query<Erased>(ERASE_ACCOUNT_DATA, [me.id]);
     await tx.query(DELETE_ACCOUNT, [me.id]);
-    const recorded = await recordRequest(
-      tx,
-      'account_deletion',
-      { requestedBy: 'account_holder', accountId: me.id },
-      hash,
-      countsOf(erased!, 1),
-    );
-    return { recorded, mailIds: erased!.mailIds };
+    return { erased: erased!, accounts: 1 };
   });
-  await forgetMails(mailIds);
-  return recorded;
 }
 
 // One retention run a museum day, whichever instance gets there first: the unique day orders them.
