@@ -86,4 +86,39 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(attribute(statements[0]!, 'db.operation.name')).toBe('SELECT');
     expect(String(attribute(statements[0]!, 'db.query.text'))).toMatch(/from weekly_hours/);
   });
+
+  it('exports an operation span for a subscription and for a @defer query, as for every operation', async () => {
+    const headers = {
+      authorization: basic(STAFF.name, STAFF.password),
+      'content-type': 'application/json',
+    };
+    const listening = new AbortController();
+    const live = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      signal: listening.signal,
+      headers: { ...headers, accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription TracedLive { specialEventPublished { eventId } }' }),
+    });
+    expect(live.status).toBe(200);
+    const deferred = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { ...headers, accept: 'multipart/mixed' },
+      body: JSON.stringify({ query: 'query TracedDefer { me { name ... @defer { role } } }' }),
+    });
+    expect(deferred.headers.get('content-type')).toMatch(/^multipart\/mixed/);
+    expect(await deferred.text()).toContain('"role":"staff"');
+    listening.abort();
+
+    const named = (name: string) => spans.find((s) => s.name === name);
+    const deadline = Date.now() + 10_000;
+    while (!(named('subscription TracedLive') && named('query TracedDefer')) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    const subscription = named('subscription TracedLive')!;
+    expect(subscription, JSON.stringify(spans.map((s) => s.name))).toBeDefined();
+    expect(attribute(subscription, 'graphql.operation.type')).toBe('subscription');
+    expect(attribute(subscription, 'graphql.operation.name')).toBe('TracedLive');
+    const query = named('query TracedDefer')!;
+    expect(query).toBeDefined();
+    expect(spans.find((s) => s.spanId === query.parentSpanId)?.name).toBe('POST /graphql');
+  });
 });

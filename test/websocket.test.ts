@@ -1,8 +1,8 @@
 // GraphQL over WebSocket (graphql-ws's protocol, graphql-transport-ws) on /graphql, driven by the graphql-ws
 // client that Apollo Client's GraphQLWsLink and urql's subscriptionExchange use, against started servers:
-// queries, mutations and subscriptions on the one operation runner, credentials at connection_init (a wrong
-// one closes with 4403 and counts as a failed login), the Origin rule, the per-client cap, and a draining
-// instance closing its sockets with 1001.
+// queries, mutations and subscriptions on the one operation runner, credentials at connection_init (none
+// closes with 4401; a wrong one with 4403, counted as a failed login), the per-account subscription cap, the
+// operation metric, the Origin rule, the per-client cap, and a draining instance closing its sockets with 1001.
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -155,11 +155,66 @@ describe('GraphQL over WebSocket', () => {
     }
   });
 
-  it('refuses a subscription to a caller without an account, as the auth gate does over HTTP', async () => {
-    const { client } = clientOf(server);
+  it('closes a socket without credentials at connection_init with 4401, as HTTP answers 401', async () => {
+    const { client, closed } = clientOf(server);
+    const refused = once(client, PUBLISHED).then(
+      () => 'answered',
+      () => 'refused',
+    );
+    expect(await closed).toMatchObject({ code: 4401 });
+    expect(await refused).toBe('refused');
+    await client.dispose();
+  });
+
+  it('holds at most MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT (5) subscriptions of an account, as over SSE', async () => {
+    await whenSubscribed(server, 0);
+    const sockets = [clientOf(server, STAFF_AUTH), clientOf(server, STAFF_AUTH)] as const;
+    const [{ client }, { client: other }] = sockets;
     try {
-      const refused = await once(client, PUBLISHED);
-      expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
+      const held = Array.from({ length: 5 }, () => client.iterate({ query: PUBLISHED }));
+      for (const events of held) void events.next().catch(() => {});
+      await whenSubscribed(server, 5);
+      // A sixth, on the same socket or on another of the same account, is refused, and takes no place.
+      for (const on of [client, other]) {
+        const sixth = await once(on, 'subscription Sixth { specialEventPublished { eventId } }');
+        expect(sixth.errors?.[0]?.extensions).toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+        expect(sixth.data ?? null).toBeNull();
+      }
+      expect(await (await fetch(`${server.url}/metrics`)).text()).toMatch(/^live_subscriptions 5$/m);
+      // One given back makes room for one more.
+      await held[0]!.return?.();
+      await whenSubscribed(server, 4);
+      const again = other.iterate({ query: PUBLISHED });
+      void again.next().catch(() => {});
+      await whenSubscribed(server, 5);
+      await Promise.all([...held, again].map((events) => events.return?.()));
+      await whenSubscribed(server, 0);
+    } finally {
+      await Promise.all(sockets.map(({ client }) => client.dispose()));
+    }
+  });
+
+  it('counts a subscription and a @defer query as operations, like every other', async () => {
+    const { client } = clientOf(server, STAFF_AUTH);
+    try {
+      const events = client.iterate({
+        query: 'subscription CountedLive { specialEventPublished { eventId } }',
+      });
+      void events.next().catch(() => {});
+      await whenSubscribed(server, 1);
+      const deferred = client.iterate({ query: 'query CountedDefer { me { name ... @defer { role } } }' });
+      const parts = [];
+      for await (const part of deferred) parts.push(part);
+      expect(parts.length).toBeGreaterThan(1);
+      await events.return?.();
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      const counted = (name: string, type: string) =>
+        new RegExp(
+          `^graphql_operations_total\\{operation_name="${name}",operation_type="${type}"\\} 1$`,
+          'm',
+        );
+      expect(metrics).toMatch(counted('CountedLive', 'subscription'));
+      expect(metrics).toMatch(counted('CountedDefer', 'query'));
     } finally {
       await client.dispose();
     }

@@ -101,7 +101,8 @@ const timedOut = (): ExecutionResult => ({
  * 3. the context (credentials checked once), the auth gate (src/graphql/auth-gate.ts), the
  *    trusted-documents rule, lists given as lists;
  * 4. the run: compiled by graphql-jit, or by graphql-js (mutations, subscriptions, a first run), within the
- *    deadline, in a tracing span, counted in the metrics; variable errors named by path, every error masked;
+ *    deadline, in a tracing span, counted in the metrics (a subscription's setup is its run); variable
+ *    errors named by path, every error masked;
  * 5. the release of the per-request caches.
  * Hand-made rather than envelop's hooks: they allocated ~100 objects and closures per operation (10 µs of a
  * 35 µs GraphQL request, measured; docs/decisions.md).
@@ -240,10 +241,16 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
       const shaped = (result: ExecutionResult) =>
         masked(shapeVariableErrors(schema, prepared.document, operation, variables, result));
       if (operation.operation === 'subscription') {
-        const stream = await subscribe(args);
-        return Symbol.asyncIterator in stream
-          ? (mapAsyncIterator(stream, masked) as AsyncIterable<ExecutionResult>)
-          : shaped(stream);
+        // Its setup (the subscribe resolver, the per-account cap) is the operation: span, metric, deadline.
+        const subscribing = Promise.resolve(subscribe(args));
+        const stream = await run(operation, () => subscribing);
+        if (Symbol.asyncIterator in stream)
+          return mapAsyncIterator(stream, masked) as AsyncIterable<ExecutionResult>;
+        // Past the deadline, a stream that opens after all is ended at once: nobody will read it.
+        void subscribing.then((late) => {
+          if (Symbol.asyncIterator in late) void late.return?.();
+        });
+        return shaped(stream);
       }
       if (prepared.incremental && incremental) {
         // graphql-tools' executor delivers @defer and @stream (graphql-js 16 has no incremental delivery):

@@ -62,8 +62,8 @@ interface RunContext {
 /**
  * GraphQL over WebSocket, as the `graphql-ws` package (graphql-transport-ws) speaks it, for Apollo Client's
  * GraphQLWsLink, urql, Relay and gateways. Every message runs through the one operation runner, exactly as a
- * POST does: credentials checked once at connection_init (a wrong or throttled one closes the socket with
- * 4403, counted as a failed login), the auth gate, limits, deadlines and subscription caps per operation.
+ * POST does: credentials checked once at connection_init (none closes the socket with 4401; a wrong or
+ * throttled one with 4403, counted as a failed login), the auth gate, limits, deadlines and subscription caps per operation.
  * Browsers may open a socket only from this origin or an allowed one (cross-site WebSocket hijacking).
  */
 export function createWebSockets(options: WebSocketOptions): WebSockets {
@@ -73,7 +73,7 @@ export function createWebSockets(options: WebSocketOptions): WebSockets {
   const connections = new WeakMap<IncomingMessage, Connection>();
   const server = new WebSocketServer({ noServer: true, maxPayload: BODY_LIMIT_BYTES });
 
-  useServer<Record<string, unknown>, { request: IncomingMessage; socket: unknown }>(
+  useServer<Record<string, unknown>>(
     {
       schema: options.schema,
       connectionInitWaitTimeout: CONNECTION_INIT_WAIT_MS,
@@ -82,6 +82,12 @@ export function createWebSockets(options: WebSocketOptions): WebSockets {
         if (!connection) return false;
         const given = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         connection.authorization = typeof given === 'string' ? given : connection.header('authorization');
+        // Every operation needs an account (C2): a socket without credentials is closed here, as HTTP answers
+        // 401, rather than opened to refuse each operation. graphql-ws's 4401; its own 4403 follows unsent.
+        if (!connection.authorization) {
+          ctx.extra.socket.close(4401, 'Unauthorized: send the credentials in connection_init');
+          return false;
+        }
         const auth = await options.authenticator.authenticate(connection.authorization, connection.address);
         if (auth.status === 'rejected' || auth.status === 'throttled') {
           logger.info('websocket refused', { reason: auth.status, address: connection.address });
