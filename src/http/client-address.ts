@@ -1,44 +1,44 @@
-import { BlockList, isIP } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import proxyAddr from 'proxy-addr';
 
 interface NodeServerContext {
   req?: { socket?: { remoteAddress?: string } };
 }
 
 /**
- * Which proxies in front of the service may name the client in `X-Forwarded-For` (MUSEUM_TRUST_PROXY):
- * none (`hops: 0`, the default: the header is the client's own word and ignored), a number of hops (the
- * client is that many entries from the right of the connection's peer), or the proxies' addresses and
- * ranges (entries are skipped from the right while they are trusted proxies; the first other one is the
- * client). A client that connects directly can never choose its address.
+ * Which proxies in front of the service may name the client in `X-Forwarded-For` (MUSEUM_TRUST_PROXY), as
+ * proxy-addr's trust function: whether the address at `hop` (0: the connection's peer, then the header's
+ * entries from the right) is a proxy to look past. None (the default: the header is the client's own word and
+ * ignored), a number of hops, or the proxies' addresses and ranges. A client that connects directly can never
+ * choose its address.
  */
-export type TrustedProxies = { hops: number } | { addresses: BlockList };
+export type TrustedProxies = (address: string, hop: number) => boolean;
 
-export const NO_PROXY: TrustedProxies = { hops: 0 };
+export const NO_PROXY: TrustedProxies = () => false;
 
-/** MUSEUM_TRUST_PROXY's value: `false`, `true` (one hop), a number of hops, or addresses and CIDR ranges. */
+/**
+ * MUSEUM_TRUST_PROXY's value: `false`, `true` (one hop), a number of hops, or addresses and CIDR ranges (and
+ * proxy-addr's names `loopback`, `linklocal`, `uniquelocal`).
+ */
 export function parseTrustedProxies(value: string): TrustedProxies | { error: string } {
   if (value === 'false' || value === '0') return NO_PROXY;
-  if (value === 'true') return { hops: 1 };
-  if (/^\d+$/.test(value)) {
-    const hops = Number(value);
-    return hops <= 16 ? { hops } : { error: 'must be at most 16 hops' };
-  }
-  const addresses = new BlockList();
-  for (const entry of value.split(',').map((part) => part.trim())) {
-    const [address = '', prefix] = entry.split('/');
-    const family = isIP(address);
-    const bits = prefix === undefined ? (family === 4 ? 32 : 128) : Number(prefix);
-    if (family === 0 || !/^\d{0,3}$/.test(prefix ?? '') || bits > (family === 4 ? 32 : 128))
+  const hops = value === 'true' ? 1 : /^\d+$/.test(value) ? Number(value) : null;
+  if (hops !== null) return hops <= 16 ? (_address, hop) => hop < hops : { error: 'must be at most 16 hops' };
+  const entries = value.split(',').map((part) => part.trim());
+  for (const entry of entries)
+    try {
+      proxyAddr.compile(entry);
+    } catch {
       return { error: `has "${entry}", which is not an IP address or CIDR range` };
-    addresses.addSubnet(address, bits, family === 4 ? 'ipv4' : 'ipv6');
-  }
-  return { addresses };
+    }
+  return proxyAddr.compile(entries);
 }
 
 /**
  * The client's address, for login throttling and the per-client request cap: the connection's peer, or
- * behind trusted proxies the entry of `X-Forwarded-For` they vouch for. IPv6 clients are grouped by their
- * /64, which one client usually holds whole.
+ * behind trusted proxies the entry of `X-Forwarded-For` they vouch for (proxy-addr). IPv6 clients are grouped
+ * by their /64, which one client usually holds whole.
  */
 export function clientAddress(serverContext: unknown, request: Request, trusted: TrustedProxies): string {
   return addressOf(
@@ -54,22 +54,16 @@ export function addressOf(
   forwarded: string | string[] | null | undefined,
   trusted: TrustedProxies,
 ): string {
-  let address = peer;
-  if (peer && forwarded && !('hops' in trusted && trusted.hops === 0)) {
-    const chain = [
-      ...(Array.isArray(forwarded) ? forwarded.join(',') : forwarded)
-        .split(',')
-        .map((part) => part.trim())
-        .filter((part) => part !== ''),
-      peer,
-    ];
-    if ('hops' in trusted) address = chain[Math.max(0, chain.length - 1 - trusted.hops)];
-    else {
-      let at = chain.length - 1;
-      while (at > 0 && isTrustedProxy(chain[at]!, trusted.addresses)) at--;
-      address = chain[at];
-    }
-  }
+  const address =
+    peer && forwarded && trusted !== NO_PROXY
+      ? proxyAddr(
+          {
+            headers: { 'x-forwarded-for': String(forwarded) },
+            socket: { remoteAddress: peer },
+          } as unknown as IncomingMessage,
+          trusted,
+        )
+      : peer;
   if (!address) return 'unknown';
   const plain = unmapped(address);
   if (isIP(plain) === 6) return `${ipv6Prefix64(plain)}::/64`;
@@ -79,12 +73,6 @@ export function addressOf(
 /** An IPv4 address written as IPv6 (`::ffff:10.0.0.1`, as a dual-stack socket gives it) as itself. */
 const unmapped = (address: string) =>
   address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
-
-function isTrustedProxy(entry: string, addresses: BlockList): boolean {
-  const address = unmapped(entry);
-  const family = isIP(address);
-  return family !== 0 && addresses.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
 
 /** The first four groups of an IPv6 address, `::` expanded. */
 function ipv6Prefix64(address: string): string {

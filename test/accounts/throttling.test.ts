@@ -265,14 +265,20 @@ describe('the client address', () => {
   });
 
   it('MUSEUM_TRUST_PROXY is checked at start-up, naming what is wrong', () => {
-    expect(loadConfig({ MUSEUM_TRUST_PROXY: '2' }).trustProxy).toEqual({ hops: 2 });
-    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toEqual({ hops: 1 });
-    expect(loadConfig({}).trustProxy).toEqual({ hops: 0 });
+    const clientBehind = (env: Record<string, string>) =>
+      addressOf('10.0.0.3', '198.51.100.1, 203.0.113.9', loadConfig(env).trustProxy);
+    expect(clientBehind({ MUSEUM_TRUST_PROXY: '2' })).toBe('198.51.100.1');
+    expect(clientBehind({ TRUST_PROXY: 'true' })).toBe('203.0.113.9');
+    expect(clientBehind({})).toBe('10.0.0.3');
+    expect(clientBehind({ MUSEUM_TRUST_PROXY: 'uniquelocal' })).toBe('203.0.113.9');
     expect(() => loadConfig({ MUSEUM_TRUST_PROXY: '10.0.0.0/8, proxy.internal' })).toThrow(
       /MUSEUM_TRUST_PROXY has "proxy.internal", which is not an IP address or CIDR range/,
     );
     expect(() => loadConfig({ MUSEUM_TRUST_PROXY: '10.0.0.0/33' })).toThrow(
       /MUSEUM_TRUST_PROXY has "10.0.0.0\/33"/,
+    );
+    expect(() => loadConfig({ MUSEUM_TRUST_PROXY: '17' })).toThrow(
+      /MUSEUM_TRUST_PROXY must be at most 16 hops/,
     );
   });
 
