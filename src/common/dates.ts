@@ -1,34 +1,15 @@
+import { z } from 'zod';
+
 // Calendar dates travel as 'YYYY-MM-DD' strings end to end. Arithmetic happens on UTC midnights,
 // where every day has 24 hours, so no time zone or daylight-saving change can shift a day.
 
 const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
-/**
- * True for a 'YYYY-MM-DD' string naming a day that exists (2023-02-30 does not). Read digit by digit, with
- * no regular expression or Date: every date a request carries is checked here (the Date scalar).
- */
+const ISO_DATE = z.iso.date();
+
+/** True for a 'YYYY-MM-DD' string naming a day that exists (2023-02-30 does not), years 1 to 9999 (zod). */
 export function isCalendarDate(value: string): boolean {
-  if (value.length !== 10 || value.charCodeAt(4) !== DASH || value.charCodeAt(7) !== DASH) return false;
-  const year = digitsAt(value, 0, 4);
-  const month = digitsAt(value, 5, 7);
-  const day = digitsAt(value, 8, 10);
-  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
-  return day <= (month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!);
-}
-
-const DASH = 0x2d;
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-
-/** The number the ASCII digits of text[from, to) spell, or -1 when one of them is not a digit. */
-function digitsAt(text: string, from: number, to: number): number {
-  let value = 0;
-  for (let i = from; i < to; i++) {
-    const digit = text.charCodeAt(i) - 0x30;
-    if (digit < 0 || digit > 9) return -1;
-    value = value * 10 + digit;
-  }
-  return value;
+  return ISO_DATE.safeParse(value).success && !value.startsWith('0000');
 }
 
 /** True for 24-hour 'HH:MM'. */
@@ -81,43 +62,6 @@ const LAST_EPOCH_DAY = toEpochDay(LAST_DATE);
  */
 export function addDays(date: string, days: number): string {
   return fromEpochDay(Math.min(LAST_EPOCH_DAY, Math.max(FIRST_EPOCH_DAY, toEpochDay(date) + days)));
-}
-
-const TWO_DIGITS = Array.from({ length: 32 }, (_, n) => String(n).padStart(2, '0'));
-const daysInMonth = (year: number, month: number) =>
-  month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
-
-/**
- * A walk over consecutive days from a 'YYYY-MM-DD' date: `next` steps one day on, `date` writes the current
- * one. A step is a day's increment rather than a conversion both ways (the hours' walk takes a step per day
- * and writes only the open ones). The walker must not pass LAST_DATE: its caller bounds the walk.
- */
-export class CalendarWalk {
-  #year: number;
-  #month: number;
-  #day: number;
-  #yearMonth: string;
-
-  constructor(date: string) {
-    this.#year = Number(date.slice(0, 4));
-    this.#month = Number(date.slice(5, 7));
-    this.#day = Number(date.slice(8, 10));
-    this.#yearMonth = date.slice(0, 8);
-  }
-
-  get date(): string {
-    return this.#yearMonth + TWO_DIGITS[this.#day];
-  }
-
-  next(): void {
-    if (++this.#day <= daysInMonth(this.#year, this.#month)) return;
-    this.#day = 1;
-    if (++this.#month > 12) {
-      this.#month = 1;
-      this.#year++;
-    }
-    this.#yearMonth = `${String(this.#year).padStart(4, '0')}-${TWO_DIGITS[this.#month]}-`;
-  }
 }
 
 /** Whole days from `from` to `to` (negative when `to` is earlier). */

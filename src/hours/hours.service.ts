@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CalendarWalk, daysBetween, isoWeekday, LAST_DATE, toLocalTime } from '../common/dates.ts';
+import { addDays, daysBetween, isoWeekday, LAST_DATE, toLocalTime } from '../common/dates.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
 import { type Queryable, statement } from '../db/sql.ts';
 import { DayHours, WeeklyHours } from './hours.entity.ts';
@@ -60,13 +60,12 @@ export async function listOpenDays(sql: Queryable, startDate: string, page: Page
   const wanted = skip + page.limit;
   const openDays: MuseumDay[] = [];
   let open = 0;
-  const calendar = new CalendarWalk(startDate);
-  for (let day = 0, weekday = isoWeekday(startDate); day < days && open < wanted; day++, calendar.next()) {
+  for (let day = 0, weekday = isoWeekday(startDate); day < days && open < wanted; day++) {
     const hours = ownHours.get(day) ?? weekly[weekday];
     weekday = weekday === 7 ? 1 : weekday + 1;
     if (!hours?.timeOpen || !hours.timeClose) continue;
     if (open++ >= skip)
-      openDays.push({ date: calendar.date, timeOpen: hours.timeOpen, timeClose: hours.timeClose });
+      openDays.push({ date: addDays(startDate, day), timeOpen: hours.timeOpen, timeClose: hours.timeClose });
   }
   return openDays;
 }
