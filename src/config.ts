@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { isTwoDecimalCurrency } from './common/money.ts';
 import { loadTrustedDocuments, type TrustedDocuments } from './graphql/trusted-documents.ts';
-import { NO_PROXY, parseTrustedProxies, type TrustedProxies } from './http/client-address.ts';
 import type { MailTransportSettings } from './mail/transport.ts';
 import { DEFAULT_RETENTION_DAYS } from './privacy/privacy.rules.ts';
+import { NO_PROXY, parseTrustedProxies, type TrustedProxies } from './protocol/client-address.ts';
 import { DEFAULT_RETRY_SCHEDULE } from './webhooks/webhooks.rules.ts';
 
 const ianaTimeZone = z.string().refine(
@@ -55,7 +55,7 @@ const originList = z
     message: 'must be comma-separated origins such as https://app.example.com (scheme, host, optional port)',
   });
 
-/** `false`, a number of proxy hops, or the proxies' addresses and CIDR ranges (src/http/client-address.ts). */
+/** `false`, a number of proxy hops, or the proxies' addresses and CIDR ranges (src/protocol/client-address.ts). */
 const trustedProxies = z.string().transform((value, context): TrustedProxies => {
   const parsed = parseTrustedProxies(value.trim());
   if ('error' in parsed) {

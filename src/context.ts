@@ -6,11 +6,11 @@ import type { Database } from './db/database.ts';
 import type { EventFeed } from './events/event-feed.ts';
 import { isPageScript } from './http/edge-headers.ts';
 import type { Metrics } from './http/metrics.ts';
-import type { HttpRequest } from './http/request.ts';
 import type { Logger } from './logger.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { Payments } from './payments/payments.ts';
 import type { ForgetMails } from './privacy/privacy.service.ts';
+import type { HttpRequest } from './protocol/request.ts';
 import type { Dispatcher } from './webhooks/dispatcher.ts';
 
 /** What the app is built from; passed in, never imported as module state. */
@@ -61,7 +61,7 @@ export interface RequestContext {
 
 /**
  * `header` reads a request header by its lower-case name; `address` is the client's, as
- * src/http/client-address.ts determines it (failed logins count against it). A credential the authenticator
+ * src/protocol/client-address.ts determines it (failed logins count against it). A credential the authenticator
  * has cached gives the context at once; any other, once it is checked.
  */
 export function createRequestContext(

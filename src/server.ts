@@ -1,13 +1,13 @@
 import type { RequestListener } from 'node:http';
 import { type Museum, openMuseum } from './app.ts';
+import { nodeHttp } from './common/node-http.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError } from './db/database.ts';
 import { isDatabaseUnreachable } from './graphql/errors.ts';
 import { FRONT_PAGE_LINKS } from './http/front-page.ts';
 import { guardedListener } from './http/listener.ts';
-import { nodeHttp } from './http/node-http.ts';
 import { createLogger } from './logger.ts';
-import { problemAnswer } from './rest/problem.ts';
+import { problemAnswer } from './protocol/problem.ts';
 import { startTracing } from './tracing.ts';
 
 // Started by src/start.mjs (which checks the Node version first). Reads the configuration, listens, opens

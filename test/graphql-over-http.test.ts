@@ -14,8 +14,8 @@ import {
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RequestContext } from '../src/context.ts';
 import { schema } from '../src/graphql/schema.ts';
-import { NO_PROXY } from '../src/http/client-address.ts';
-import { fromFetch } from '../src/http/request.ts';
+import { NO_PROXY } from '../src/protocol/client-address.ts';
+import { fromFetch } from '../src/protocol/request.ts';
 import { basic, eventBody, STAFF, type TestResponse, VISITOR } from './support/museum.ts';
 import { statementsSentBy } from './support/statements.ts';
 import { useMuseum } from './support/use-museum.ts';

@@ -16,7 +16,7 @@ import { Account } from '../src/accounts/account.entity.ts';
 import { hashPassword } from '../src/accounts/passwords.ts';
 import { measureQuery, QUERY_LIMITS } from '../src/graphql/query-limits.ts';
 import { schema } from '../src/graphql/schema.ts';
-import { BODY_LIMIT_BYTES } from '../src/http/request.ts';
+import { BODY_LIMIT_BYTES } from '../src/protocol/request.ts';
 import { routes } from '../src/rest/routes.ts';
 import {
   basic,

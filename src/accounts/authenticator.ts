@@ -180,7 +180,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   }
 
   /**
-   * `address` is the client's (src/http/client-address.ts); logins are counted against it and the account
+   * `address` is the client's (src/protocol/client-address.ts); logins are counted against it and the account
    * name: a first check, and a renewal once per TTL (a successful one gives its count back). A credential
    * answered from the cache costs nothing and is answered at once, without a promise to wait for.
    */

@@ -7,8 +7,8 @@ import {
 } from 'graphql';
 import { ERROR_KINDS } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
-import { rateLimitHeaders } from '../http/rate-limit.ts';
-import { WWW_AUTHENTICATE } from '../rest/problem.ts';
+import { WWW_AUTHENTICATE } from '../protocol/problem.ts';
+import { rateLimitHeaders } from '../protocol/rate-limit.ts';
 import { type AuthScopes, forbiddenDetail, grants, scopesOf } from './auth-scopes.ts';
 import { pothosOptionsOf } from './builder.ts';
 import { refusal } from './errors.ts';

@@ -13,7 +13,7 @@ import {
 import { mapAsyncIterator } from 'graphql-yoga';
 import { TOOK_TOO_LONG, withDeadline } from '../common/deadline.ts';
 import type { RequestContext } from '../context.ts';
-import type { HttpRequest } from '../http/request.ts';
+import type { HttpRequest } from '../protocol/request.ts';
 import { inSpan, tracing } from '../tracing.ts';
 import { gateRefusal } from './auth-gate.ts';
 import { releaseRequestCaches } from './builder.ts';

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { OPENAPI_SECURITY_SCHEME } from '../openapi/security-scheme.ts';
-import { problemAnswer } from '../rest/problem.ts';
+import { problemAnswer } from '../protocol/problem.ts';
+import type { HttpAnswer, HttpRequest } from '../protocol/request.ts';
 import { pagePolicy } from './csp.ts';
-import type { HttpAnswer, HttpRequest } from './request.ts';
 import { staticAsset } from './static-asset.ts';
 
 /** Scalar's self-contained browser bundle (scripts and styles in one file, no network at run time). */

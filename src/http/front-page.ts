@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml } from '../common/text.ts';
-import { problemAnswer } from '../rest/problem.ts';
-import type { HttpAnswer } from './request.ts';
+import { problemAnswer } from '../protocol/problem.ts';
+import type { HttpAnswer } from '../protocol/request.ts';
 
 /** Where a person or a client goes from `/`: the same list the start-up message prints. */
 export const FRONT_PAGE_LINKS = [

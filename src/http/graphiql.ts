@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { GraphiQLOptions } from 'graphql-yoga';
-import { problemAnswer } from '../rest/problem.ts';
+import { problemAnswer } from '../protocol/problem.ts';
+import type { HttpAnswer, HttpRequest } from '../protocol/request.ts';
 import { pagePolicy } from './csp.ts';
-import type { HttpAnswer, HttpRequest } from './request.ts';
 import { staticAsset } from './static-asset.ts';
 
 const GRAPHIQL_EXAMPLE = `# Every query needs HTTP Basic credentials: open "Headers" below and add

@@ -3,8 +3,8 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import { ERROR_KINDS, type ErrorKind, type FieldIssue } from '../common/errors.ts';
 import type { RequestContext } from '../context.ts';
 import { type OperationParams, type RunOperation, requestError } from '../graphql/operations.ts';
-import { entityTag, noneMatch } from './conditional.ts';
-import { type HttpAnswer, type HttpRequest, readJsonBody } from './request.ts';
+import { entityTag, noneMatch } from '../protocol/conditional.ts';
+import { type HttpAnswer, type HttpRequest, readJsonBody } from '../protocol/request.ts';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 

@@ -1,9 +1,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
 import type { Logger } from '../logger.ts';
-import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.ts';
-import { addressOf, type TrustedProxies } from './client-address.ts';
-import { rateLimitHeaders } from './rate-limit.ts';
+import { addressOf, type TrustedProxies } from '../protocol/client-address.ts';
+import { PROBLEM_CONTENT_TYPE, problemOf } from '../protocol/problem.ts';
+import { rateLimitHeaders } from '../protocol/rate-limit.ts';
 
 export interface ListenerOptions {
   /** Requests in progress on this instance at once; beyond, 503 with Retry-After. */

@@ -2,12 +2,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { withoutAddresses } from '../common/text.ts';
 import type { Logger } from '../logger.ts';
-import { problemAnswer } from '../rest/problem.ts';
+import type { TrustedProxies } from '../protocol/client-address.ts';
+import { problemAnswer } from '../protocol/problem.ts';
+import {
+  fromFetch,
+  fromNode,
+  type HttpAnswer,
+  type HttpRequest,
+  sendNode,
+  toResponse,
+} from '../protocol/request.ts';
 import { inSpan, tracing } from '../tracing.ts';
-import type { TrustedProxies } from './client-address.ts';
 import { addEdgeHeaders, isPageScript, preflight } from './edge-headers.ts';
 import type { Metrics } from './metrics.ts';
-import { fromFetch, fromNode, type HttpAnswer, type HttpRequest, sendNode, toResponse } from './request.ts';
 
 type Handler = (request: HttpRequest) => HttpAnswer | Promise<HttpAnswer>;
 

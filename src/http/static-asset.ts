@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import type { HttpAnswer, HttpRequest } from './request.ts';
+import type { HttpAnswer, HttpRequest } from '../protocol/request.ts';
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);

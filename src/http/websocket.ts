@@ -6,12 +6,12 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from '../accounts/authenticator.ts';
 import type { ErrorKind } from '../common/errors.ts';
+import { nodeHttp } from '../common/node-http.ts';
 import type { OperationParams, RunOperation } from '../graphql/operations.ts';
 import type { Logger } from '../logger.ts';
-import { problemAnswer } from '../rest/problem.ts';
-import { addressOf, type TrustedProxies } from './client-address.ts';
-import { nodeHttp } from './node-http.ts';
-import { BODY_LIMIT_BYTES, type HttpRequest, headerReader } from './request.ts';
+import { addressOf, type TrustedProxies } from '../protocol/client-address.ts';
+import { problemAnswer } from '../protocol/problem.ts';
+import { BODY_LIMIT_BYTES, type HttpRequest, headerReader } from '../protocol/request.ts';
 
 /** A socket that answers no pong for this long is gone: it is closed, and its subscriptions end. */
 const KEEP_ALIVE_MS = 30_000;

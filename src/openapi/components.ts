@@ -5,7 +5,7 @@
 
 import { z } from 'zod';
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
-import { problemOf, WWW_AUTHENTICATE } from '../rest/problem.ts';
+import { problemOf, WWW_AUTHENTICATE } from '../protocol/problem.ts';
 import type { Examples } from './route-docs.ts';
 import { fromZod, type Json } from './schemas.ts';
 import { OPENAPI_SECURITY_SCHEME } from './security-scheme.ts';

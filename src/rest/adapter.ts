@@ -2,11 +2,11 @@ import type { GraphQLError, GraphQLSchema } from 'graphql';
 import { type ErrorKind, type FieldIssue, kindOfCode } from '../common/errors.ts';
 import { PAGING_RULES } from '../common/pagination.ts';
 import type { RunOperation } from '../graphql/operations.ts';
-import { type HttpAnswer, type HttpRequest, readJsonBody } from '../http/request.ts';
 import type { Logger } from '../logger.ts';
+import { problemAnswer as problem } from '../protocol/problem.ts';
+import { type HttpAnswer, type HttpRequest, readJsonBody } from '../protocol/request.ts';
 import { routeAnswer } from './answer.ts';
 import { BODY_VARIABLE, type CompiledRoute, compileRoutes, routeMatcher } from './compiled-routes.ts';
-import { problemAnswer as problem } from './problem.ts';
 import { type QueryString, queryString } from './query-string.ts';
 import type { Route } from './routes.ts';
 

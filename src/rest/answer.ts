@@ -1,10 +1,10 @@
 import type { ExecutionResult } from 'graphql';
 import Negotiator from 'negotiator';
 import { pageOf } from '../common/pagination.ts';
-import { entityTag, noneMatch } from '../http/conditional.ts';
-import type { HttpAnswer, HttpRequest } from '../http/request.ts';
+import { entityTag, noneMatch } from '../protocol/conditional.ts';
+import { problemAnswer } from '../protocol/problem.ts';
+import type { HttpAnswer, HttpRequest } from '../protocol/request.ts';
 import type { CompiledRoute } from './compiled-routes.ts';
-import { problemAnswer } from './problem.ts';
 import type { QueryString } from './query-string.ts';
 import type { Route } from './routes.ts';
 

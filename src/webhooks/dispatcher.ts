@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
+import { nodeHttp } from '../common/node-http.ts';
 import { workerLoop } from '../common/worker-loop.ts';
 import { type Queryable, statement } from '../db/sql.ts';
-import { nodeHttp } from '../http/node-http.ts';
 import type { Logger } from '../logger.ts';
 import { ForbiddenTargetError, guardedLookup, isForbiddenLiteral } from './targets.ts';
 import { DELIVERY_TIMEOUT_MS, KEPT_RESPONSE_BYTES, retryDelaySeconds } from './webhooks.rules.ts';

@@ -6,7 +6,12 @@ import { findCredentials } from '../../src/accounts/accounts.service.ts';
 import { createAuthenticator } from '../../src/accounts/authenticator.ts';
 import { LOGIN_THROTTLE, throttleKeys } from '../../src/accounts/throttling.ts';
 import { loadConfig } from '../../src/config.ts';
-import { addressOf, clientAddress, NO_PROXY, parseTrustedProxies } from '../../src/http/client-address.ts';
+import {
+  addressOf,
+  clientAddress,
+  NO_PROXY,
+  parseTrustedProxies,
+} from '../../src/protocol/client-address.ts';
 import {
   basic,
   OTHER_VISITOR,

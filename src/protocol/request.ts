@@ -33,7 +33,7 @@ export interface HttpRequest {
   url: string;
   /** A request header by its lower-case name. */
   header(name: string): string | null;
-  /** The client's address (src/http/client-address.ts), for login throttling. */
+  /** The client's address (src/protocol/client-address.ts), for login throttling. */
   address: string;
   /** The whole body, or null when it is larger than BODY_LIMIT_BYTES. */
   body(): Promise<Uint8Array | null>;

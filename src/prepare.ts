@@ -1,10 +1,10 @@
-import { bootstrapAdmin } from '../accounts/accounts.service.ts';
-import { museumClock } from '../common/dates.ts';
-import type { Config } from '../config.ts';
-import { seedDemoEvents } from '../events/demo-events.ts';
-import type { Logger } from '../logger.ts';
-import { GENERAL_ADMISSION } from '../tickets/ticket-sales.entity.ts';
-import { type Database, migrate } from './database.ts';
+import { bootstrapAdmin } from './accounts/accounts.service.ts';
+import { museumClock } from './common/dates.ts';
+import type { Config } from './config.ts';
+import { type Database, migrate } from './db/database.ts';
+import { seedDemoEvents } from './events/demo-events.ts';
+import type { Logger } from './logger.ts';
+import { GENERAL_ADMISSION } from './tickets/ticket-sales.entity.ts';
 
 const INITIAL_MIGRATION = 'Migration20261122000000';
 

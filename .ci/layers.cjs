@@ -1,0 +1,66 @@
+// The import rules between src/'s folders (docs/development.md, "Layers"), checked by dependency-cruiser in
+// CI (`npm run layers`). Each layer imports only downwards: the transports (http, rest) over the engine
+// (graphql) over what they share (protocol), and the domains over db and common.
+const DOMAINS =
+  '(hours|events|prices|tickets|orders|payments|mail|check-ins|accounts|privacy|webhooks|reports)';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular-files',
+      comment: 'No file imports itself through others.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'domains-below-transport',
+      comment: 'A domain knows nothing of HTTP, REST, the OpenAPI document or the process wiring.',
+      severity: 'error',
+      from: { path: `^src/${DOMAINS}/` },
+      to: { path: '^src/(http|rest|protocol|plugins|openapi|cli)/|^src/(app|server|prepare)\\.ts$' },
+    },
+    {
+      name: 'db-below-domains',
+      comment: "The database layer imports no domain: start-up's data is src/prepare.ts's.",
+      severity: 'error',
+      from: { path: '^src/db/' },
+      to: { path: `^src/${DOMAINS}/` },
+    },
+    {
+      name: 'common-at-the-bottom',
+      comment: 'common/ is what every layer shares: it imports nothing of the project above it.',
+      severity: 'error',
+      from: { path: '^src/common/' },
+      to: { path: '^src/', pathNot: '^src/common/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'protocol-below-transports',
+      comment: 'What http, rest and graphql share imports none of them.',
+      severity: 'error',
+      from: { path: '^src/protocol/' },
+      to: { path: '^src/(http|rest|graphql|plugins)/' },
+    },
+    {
+      name: 'graphql-below-http-and-rest',
+      comment: 'The engine is called by the transports, never the other way.',
+      severity: 'error',
+      from: { path: '^src/graphql/' },
+      to: { path: '^src/(http|rest|plugins)/' },
+    },
+    {
+      name: 'rest-beside-http',
+      comment: 'The REST adapter and the HTTP transport meet only in src/app.ts.',
+      severity: 'error',
+      from: { path: '^src/(rest|http)/' },
+      to: { path: '^src/(rest|http)/', pathNot: '^src/$1/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^src/db/migrations/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
