@@ -8,20 +8,17 @@ import { MailStatusEnum } from '../mail/mail.graphql.ts';
 import { OrderStatusEnum } from '../payments/payments.graphql.ts';
 import { TicketKindEnum, TicketStatusEnum } from '../tickets/tickets.graphql.ts';
 import { PRIVACY_REQUEST_KINDS, REQUESTERS } from './privacy.entity.ts';
-import { buyerSchema, requestsSchema } from './privacy.rules.ts';
 import {
-  deleteMyAccount,
-  eraseBuyerData,
   exportBuyerData,
   exportMyData,
-  listPrivacyRequests,
   type PersonalData,
   type PersonalMail,
   type PersonalOrder,
   type PersonalTicket,
-  type PrivacyCounts,
-  type PrivacyRequestView,
-} from './privacy.service.ts';
+} from './privacy.export.ts';
+import { listPrivacyRequests, type PrivacyCounts, type PrivacyRequestView } from './privacy.requests.ts';
+import { buyerSchema, requestsSchema } from './privacy.rules.ts';
+import { deleteMyAccount, eraseBuyerData } from './privacy.service.ts';
 
 const staffOnly = { staff: true } as const;
 
