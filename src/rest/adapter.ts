@@ -8,7 +8,7 @@ import { type HttpAnswer, type HttpRequest, readJsonBody } from '../protocol/req
 import { routeAnswer } from './answer.ts';
 import { BODY_VARIABLE, type CompiledRoute, compileRoutes, routeMatcher } from './compiled-routes.ts';
 import { type QueryString, queryString } from './query-string.ts';
-import type { Route } from './routes.ts';
+import type { Route } from './route.ts';
 
 /** A request the adapter refuses before any operation runs: its problem's kind, detail and field issues. */
 class RequestProblem extends Error {

@@ -6,7 +6,7 @@ import { problemAnswer } from '../protocol/problem.ts';
 import type { HttpAnswer, HttpRequest } from '../protocol/request.ts';
 import type { CompiledRoute } from './compiled-routes.ts';
 import type { QueryString } from './query-string.ts';
-import type { Route } from './routes.ts';
+import type { Route } from './route.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -8,7 +8,7 @@ import {
   parse,
   validate,
 } from 'graphql';
-import type { Route } from './routes.ts';
+import type { Route } from './route.ts';
 
 type Segment = { literal: string } | { parameter: string };
 

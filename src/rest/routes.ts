@@ -4,117 +4,32 @@
 // what the OpenAPI document says of each operation (prose, tags, examples) in src/openapi/route-docs.ts.
 
 import { salesCsv } from '../reports/sales-csv.ts';
-
-const SPECIAL_EVENT_FIELDS = 'eventId name location eventDescription dates price capacity';
-// One event's answer also has the prices it gives some categories, as they were sent (left out when none, so
-// a client of the reference sees its event as the reference has it); a list leaves them to each event's.
-const EVENT_FIELDS = `${SPECIAL_EVENT_FIELDS} prices: ownPrices { category price }`;
-const WEBHOOK_SUBSCRIPTION_FIELDS = 'id url description createdAt';
-const WEBHOOK_DELIVERY_FIELDS =
-  'id webhookId eventId status attempts lastResponseStatus nextAttemptAt createdAt deliveredAt';
-const REFERENCE_CONFIRMATION_FIELDS =
-  'message ticketId ticketType ticketDate confirmationCode eventId eventName';
-const SALE_FIELDS = 'category price entryTime';
-const CONFIRMATION_FIELDS = `${REFERENCE_CONFIRMATION_FIELDS} ${SALE_FIELDS}`;
-const TICKET_FIELDS = `${CONFIRMATION_FIELDS} status checkedInAt`;
-/** Fields a document selects only when `$beyondReference` (see Route.beyondReference) is true. */
-const beyondReference = (fields: string) =>
-  fields
-    .split(' ')
-    .map((field) => `${field} @include(if: $beyondReference)`)
-    .join(' ');
-/** Fields a document selects only when the museum takes payment (see Route.payments). */
-const whenPaying = (fields: string) =>
-  fields
-    .split(' ')
-    .map((field) => `${field} @include(if: $payments)`)
-    .join(' ');
-const DELIVERY_FIELDS = 'status attempts lastAttemptAt lastError';
-const ORDER_FIELDS = `orderId email createdAt ${whenPaying('status expiresAt checkoutUrl refundedAmount')}
-  total currency tickets { ${TICKET_FIELDS} }`;
-/** A visitor's ticket that waits for payment (MUSEUM_PAYMENTS=stripe); null, so left out, for any other. */
-const PAYMENT_FIELDS = 'orderId status checkoutUrl expiresAt';
-const PRICE_LIST_FIELDS = 'currency categories { category name generalAdmission }';
-const PRIVACY_REQUEST_FIELDS = `requestId kind requestedBy accountId requestedAt retentionDate
-  counts { orders tickets mails idempotencyRecords accounts }`;
-const PERSONAL_DATA_FIELDS = `exportedAt email account { accountId name role createdAt } currency
-  orders { orderId email status createdAt total ticketIds }
-  tickets { ticketId orderId email ticketType ticketDate entryTime eventId eventName category price confirmationCode
-    status createdAt checkedInAt cancelledAt }
-  mails { mailId kind orderId ticketIds recipient status attempts createdAt lastAttemptAt sentAt }
-  privacyRequests { ${PRIVACY_REQUEST_FIELDS} }`;
-
-export interface Route {
-  operationId: string;
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** A URLPattern pathname; its named groups become variables of the same name. */
-  path: string;
-  /**
-   * Query parameters the operation reads, each becoming the variable of the same name (an integer where the
-   * document declares the variable `Int`).
-   */
-  query?: string[];
-  /** The JSON request body becomes the `input` variable. */
-  body?: true;
-  /**
-   * The JSON request body, exactly as it came, becomes this String variable: a signed webhook's signature
-   * covers its bytes, not what parsing them makes of it.
-   */
-  rawBody?: string;
-  /** Request headers the operation reads, by variable name (`ifMatch: 'if-match'`), when sent. */
-  headers?: Record<string, string>;
-  /**
-   * The root field's `version` is the resource's entity tag: sent as `ETag` (and compared with
-   * `If-None-Match`) instead of a digest of the body, and left out of the body.
-   */
-  etag?: 'version';
-  document: string;
-  status: 200 | 201 | 202 | 204;
-  /** Where a created resource lives, for `Location`. */
-  location?: (result: Record<string, unknown>) => string;
-  /** Answer for a root field that came back null. */
-  notFound?: string;
-  /** A body other than JSON, made from the root field's value. */
-  produces?: {
-    contentType: string;
-    render: (result: Record<string, unknown>) => Promise<Uint8Array<ArrayBuffer>>;
-  };
-  /**
-   * The body fields beyond the reference's: the document's `$beyondReference: Boolean!` is true when the body
-   * gives one of them, and the fields the reference does not answer are selected only then
-   * (`@include(if: $beyondReference)`), so that a client of the reference gets exactly the reference's answer.
-   */
-  beyondReference?: string[];
-  /**
-   * The document's `$payments: Boolean!` is whether the museum takes payment (MUSEUM_PAYMENTS is not `none`):
-   * an order's payment fields are selected only then, so that a museum without payments answers as before.
-   */
-  payments?: true;
-  /** One more media type the JSON answer can be sent in, when `Accept` prefers it (a report as CSV). */
-  alternative?: {
-    contentType: string;
-    render: (result: Record<string, unknown>, variables: Record<string, unknown>) => string;
-  };
-  /**
-   * Who may keep the answer. Default: reads `private, no-cache` (every read needs credentials, so no shared
-   * cache may keep one, and a browser asks again before reusing it); writes `no-store`.
-   */
-  cacheControl?: 'no-store';
-  /**
-   * A paged list, answered with RFC 8288 `Link` headers: `true` when the root field is the list (and
-   * `X-Total-Count` when the operation also selects `total`), `'items'` when it is a page `{items, total}`.
-   */
-  paged?: true | 'items';
-}
-
-const page = ['page', 'limit'];
+import { PAGE_QUERY, type Route } from './route.ts';
+import {
+  beyondReference,
+  CONFIRMATION_FIELDS,
+  DELIVERY_FIELDS,
+  EVENT_FIELDS,
+  ORDER_FIELDS,
+  PAYMENT_FIELDS,
+  PERSONAL_DATA_FIELDS,
+  PRICE_LIST_FIELDS,
+  PRIVACY_REQUEST_FIELDS,
+  REFERENCE_CONFIRMATION_FIELDS,
+  SALE_FIELDS,
+  SPECIAL_EVENT_FIELDS,
+  TICKET_FIELDS,
+  WEBHOOK_DELIVERY_FIELDS,
+  WEBHOOK_SUBSCRIPTION_FIELDS,
+  whenPaying,
+} from './selections.ts';
 
 export const routes: Route[] = [
   {
     operationId: 'getMuseumHours',
     method: 'GET',
     path: '/museum-hours',
-    query: ['startDate', ...page],
+    query: ['startDate', ...PAGE_QUERY],
     document: `query getMuseumHours($startDate: Date, $page: Int, $limit: Int) {
       museumHours(startDate: $startDate, page: $page, limit: $limit) { date timeOpen timeClose remaining } }`,
     status: 200,
@@ -124,7 +39,7 @@ export const routes: Route[] = [
     operationId: 'listSpecialEvents',
     method: 'GET',
     path: '/special-events',
-    query: ['startDate', 'endDate', ...page],
+    query: ['startDate', 'endDate', ...PAGE_QUERY],
     document: `query listSpecialEvents($startDate: Date, $endDate: Date, $page: Int, $limit: Int) {
       specialEventPage(startDate: $startDate, endDate: $endDate, page: $page, limit: $limit) {
         items { ${SPECIAL_EVENT_FIELDS} } total } }`,
@@ -286,7 +201,7 @@ export const routes: Route[] = [
     operationId: 'listMyTickets',
     method: 'GET',
     path: '/tickets',
-    query: ['startDate', 'endDate', ...page],
+    query: ['startDate', 'endDate', ...PAGE_QUERY],
     document: `query listMyTickets($startDate: Date, $endDate: Date, $page: Int, $limit: Int) {
       myTickets(startDate: $startDate, endDate: $endDate, page: $page, limit: $limit) {
         items { ${TICKET_FIELDS} } total } }`,
@@ -354,7 +269,7 @@ export const routes: Route[] = [
     operationId: 'listWebhookSubscriptions',
     method: 'GET',
     path: '/webhook-subscriptions',
-    query: page,
+    query: PAGE_QUERY,
     document: `query listWebhookSubscriptions($page: Int, $limit: Int) {
       webhookSubscriptions(page: $page, limit: $limit) { items { ${WEBHOOK_SUBSCRIPTION_FIELDS} } total } }`,
     status: 200,
@@ -382,7 +297,7 @@ export const routes: Route[] = [
     operationId: 'listWebhookDeliveries',
     method: 'GET',
     path: '/webhook-subscriptions/:subscriptionId/deliveries',
-    query: page,
+    query: PAGE_QUERY,
     document: `query listWebhookDeliveries($subscriptionId: UUID!, $page: Int, $limit: Int) {
       webhookDeliveries(subscriptionId: $subscriptionId, page: $page, limit: $limit) {
         items { ${WEBHOOK_DELIVERY_FIELDS} } total } }`,
@@ -425,7 +340,7 @@ export const routes: Route[] = [
     operationId: 'listPrivacyRequests',
     method: 'GET',
     path: '/privacy/requests',
-    query: ['email', ...page],
+    query: ['email', ...PAGE_QUERY],
     document: `query listPrivacyRequests($email: EmailAddress, $page: Int, $limit: Int) {
       privacyRequests(email: $email, page: $page, limit: $limit) { items { ${PRIVACY_REQUEST_FIELDS} } total } }`,
     status: 200,
