@@ -1,5 +1,3 @@
-import { createServerAdapter } from '@whatwg-node/server';
-import { YogaServer, type YogaServerInstance } from 'graphql-yoga';
 import { findCredentials } from './accounts/accounts.service.ts';
 import { createAuthenticator } from './accounts/authenticator.ts';
 import { createLoginThrottler } from './accounts/throttling.ts';
@@ -8,8 +6,8 @@ import type { Config } from './config.ts';
 import { type AppDeps, createRequestContext, type RequestContext } from './context.ts';
 import { openDatabase } from './db/database.ts';
 import { createEventFeed } from './events/event-feed.ts';
-import { clientKind, createErrorMask, describe } from './graphql/errors.ts';
-import { operationRunner, type RunOperation } from './graphql/operations.ts';
+import { createErrorMask } from './graphql/errors.ts';
+import { operationRunner } from './graphql/operations.ts';
 import { createPreparedDocuments } from './graphql/prepared-documents.ts';
 import { createTokenCheck } from './graphql/query-limits.ts';
 import { PLAIN_STRING_SCALARS } from './graphql/scalars.ts';
@@ -20,6 +18,7 @@ import { createMetrics } from './http/metrics.ts';
 import { pagesTable } from './http/pages.ts';
 import { createPipeline, type Pipeline } from './http/pipeline.ts';
 import { createWebSockets, type WebSockets } from './http/websocket.ts';
+import { createYogaServer, type Yoga } from './http/yoga-server.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { mailBacklog } from './mail/outbox.ts';
@@ -27,10 +26,8 @@ import { mailTransport } from './mail/transport.ts';
 import { purgeOldStripeEvents } from './payments/payments.service.ts';
 import { createPayments } from './payments/payments.ts';
 import { stripeGateway } from './payments/stripe-gateway.ts';
-import { useRefusalBodies } from './plugins/use-refusal-bodies.ts';
 import { prepareDatabase } from './prepare.ts';
 import { runRetention } from './privacy/privacy.service.ts';
-import type { HttpRequest } from './protocol/request.ts';
 import { createRestHandler } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
@@ -40,8 +37,6 @@ import { purgeOldDeliveries, webhookBacklog } from './webhooks/webhooks.service.
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 /** Requests a second from which an instance is in a rush: its mails wait (one a second) until it is over. */
 export const RUSH_REQUESTS_PER_SECOND = 200;
-
-export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
 
 export interface App extends Pipeline {
   yoga: Yoga;
@@ -94,7 +89,7 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     timeoutMs: deps.config.operationTimeoutMs,
     record: metrics?.operation,
   });
-  const yoga = createGraphQLServer(deps, mask, runOperation);
+  const yoga = createYogaServer(GRAPHQL_ENDPOINT, deps.logger, mask, runOperation);
   const websockets = createWebSockets({
     path: GRAPHQL_ENDPOINT,
     schema,
@@ -139,69 +134,6 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
       websockets,
     };
   return { ...pipeline, yoga, websockets };
-}
-
-/** What a yoga request carries from the pipeline: the request it came as. */
-interface YogaServerContext {
-  transport: HttpRequest;
-}
-
-/**
- * Yoga: GraphQL over server-sent events (subscriptions). What it parses from a request runs on the one
- * operation runner, like every other operation.
- */
-function createGraphQLServer(
-  deps: AppDeps,
-  mask: (error: unknown) => Error,
-  runOperation: RunOperation,
-): Yoga {
-  const { logger } = deps;
-  const server = new YogaServer<Record<string, unknown>, RequestContext>({
-    schema,
-    graphqlEndpoint: GRAPHQL_ENDPOINT,
-    maskedErrors: { maskError: mask },
-    parserAndValidationCache: false,
-    // A trusted document's id; the runner resolves it.
-    extraParamNames: ['documentId'],
-    graphiql: false,
-    landingPage: false,
-    healthCheckEndpoint: undefined,
-    batching: false,
-    // Cross-origin browsers are not served until an allow-list is configured (src/http/edge-headers.ts).
-    cors: false,
-    // Yoga's own lines: the message only (never its request details), and errors without their SQL.
-    logging: {
-      debug: (...args) => logger.debug(describe(args[0])),
-      info: (...args) => logger.info(describe(args[0])),
-      warn: (...args) => logger.warn(describe(args[0])),
-      error: (...args) => {
-        // Yoga reports every error its mask replaced; one the client caused is no fault of the service.
-        const kind = clientKind(args[0]);
-        if (kind) logger.info('client error', { kind, message: (args[0] as Error).message });
-        else logger.error(describe(args[0]));
-      },
-    },
-    plugins: [
-      useRefusalBodies(),
-      {
-        onParams({ params, request, setParamsHandler, context }) {
-          const { transport } = context as unknown as YogaServerContext;
-          setParamsHandler(() =>
-            runOperation(transport, params as never, { method: request.method, incremental: true }),
-          );
-        },
-      },
-    ],
-  });
-  // What createYoga does, but telling the adapter that its Request is not the global one (yoga's own is
-  // @whatwg-node/node-fetch's) instead of letting it compare them: reading the global Request makes Node load
-  // its bundled undici, which no request here uses (4–5 MB of resident memory, measured at idle).
-  return createServerAdapter(server, {
-    fetchAPI: server.fetchAPI,
-    // biome-ignore lint/complexity/useLiteralKeys: protected in yoga's types; createYoga reads it the same way.
-    plugins: server['plugins'],
-    __useCustomAbortCtrl: true,
-  });
 }
 
 export interface Museum {

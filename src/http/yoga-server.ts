@@ -1,0 +1,74 @@
+import { createServerAdapter } from '@whatwg-node/server';
+import { YogaServer, type YogaServerInstance } from 'graphql-yoga';
+import type { RequestContext } from '../context.ts';
+import { clientKind, describe } from '../graphql/errors.ts';
+import type { RunOperation } from '../graphql/operations.ts';
+import { schema } from '../graphql/schema.ts';
+import type { Logger } from '../logger.ts';
+import { useRefusalBodies } from '../plugins/use-refusal-bodies.ts';
+import type { HttpRequest } from '../protocol/request.ts';
+
+export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
+
+/** What a yoga request carries from the pipeline: the request it came as. */
+interface YogaServerContext {
+  transport: HttpRequest;
+}
+
+/**
+ * Yoga: GraphQL over server-sent events (subscriptions). What it parses from a request runs on the one
+ * operation runner, like every other operation.
+ */
+export function createYogaServer(
+  endpoint: string,
+  logger: Logger,
+  mask: (error: unknown) => Error,
+  runOperation: RunOperation,
+): Yoga {
+  const server = new YogaServer<Record<string, unknown>, RequestContext>({
+    schema,
+    graphqlEndpoint: endpoint,
+    maskedErrors: { maskError: mask },
+    parserAndValidationCache: false,
+    // A trusted document's id; the runner resolves it.
+    extraParamNames: ['documentId'],
+    graphiql: false,
+    landingPage: false,
+    healthCheckEndpoint: undefined,
+    batching: false,
+    // Cross-origin browsers are not served until an allow-list is configured (src/http/edge-headers.ts).
+    cors: false,
+    // Yoga's own lines: the message only (never its request details), and errors without their SQL.
+    logging: {
+      debug: (...args) => logger.debug(describe(args[0])),
+      info: (...args) => logger.info(describe(args[0])),
+      warn: (...args) => logger.warn(describe(args[0])),
+      error: (...args) => {
+        // Yoga reports every error its mask replaced; one the client caused is no fault of the service.
+        const kind = clientKind(args[0]);
+        if (kind) logger.info('client error', { kind, message: (args[0] as Error).message });
+        else logger.error(describe(args[0]));
+      },
+    },
+    plugins: [
+      useRefusalBodies(),
+      {
+        onParams({ params, request, setParamsHandler, context }) {
+          const { transport } = context as unknown as YogaServerContext;
+          setParamsHandler(() =>
+            runOperation(transport, params as never, { method: request.method, incremental: true }),
+          );
+        },
+      },
+    ],
+  });
+  // What createYoga does, but telling the adapter that its Request is not the global one (yoga's own is
+  // @whatwg-node/node-fetch's) instead of letting it compare them: reading the global Request makes Node load
+  // its bundled undici, which no request here uses (4–5 MB of resident memory, measured at idle).
+  return createServerAdapter(server, {
+    fetchAPI: server.fetchAPI,
+    // biome-ignore lint/complexity/useLiteralKeys: protected in yoga's types; createYoga reads it the same way.
+    plugins: server['plugins'],
+    __useCustomAbortCtrl: true,
+  });
+}
