@@ -4,6 +4,7 @@ import { defineConfig } from '@mikro-orm/postgresql';
 import { CompiledQuery } from 'kysely';
 import { Account } from './src/accounts/account.entity.ts';
 import { LoginThrottle } from './src/accounts/login-throttle.entity.ts';
+import { MuseumClient } from './src/db/pg-client.ts';
 import { EventDate, EventDateCount, EventPrice, SpecialEvent } from './src/events/event.entity.ts';
 import { DayEntrySlots, EntrySlots } from './src/hours/entry-slots.entity.ts';
 import { DayHours, WeeklyHours } from './src/hours/hours.entity.ts';
@@ -84,6 +85,8 @@ export function ormConfig(connection: Connection) {
             );
           },
         }),
+    // Every connection is the service's pg client (src/db/pg-client.ts), through pg-pool's `Client` option.
+    driverOptions: { Client: MuseumClient },
     debug: false,
     allowGlobalContext: false,
   });

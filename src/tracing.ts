@@ -1,6 +1,6 @@
 import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { withoutAddresses } from './common/text.ts';
-import { wrapClientQuery } from './db/pg-client.ts';
+import { aroundStatements } from './db/pg-client.ts';
 
 /**
  * OpenTelemetry tracing, off unless OTEL_EXPORTER_OTLP_ENDPOINT is set: then spans for each HTTP request,
@@ -71,42 +71,23 @@ export async function inSpan<T>(
 
 /**
  * Every statement the `pg` driver sends — MikroORM's through Kysely and db/sql.ts's prepared ones — in a
- * client span (`db.system.name`, `db.namespace`, `db.operation.name`, `db.query.text`, server address).
- * The driver is wrapped (src/db/pg-client.ts) because it is loaded as CommonJS, before any instrumentation
- * hook could be.
+ * client span (`db.system.name`, `db.namespace`, `db.operation.name`, `db.query.text`, server address), put
+ * around each by the service's pg client (src/db/pg-client.ts).
  */
 function traceSqlStatements() {
-  wrapClientQuery<ClientFields>(
-    (query) =>
-      function tracedQuery(this: ClientFields, ...args: unknown[]) {
-        const [first] = args;
-        const text = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
-        // Callback style (pg-pool's internals) and cursors are passed through untraced.
-        const submittable = typeof (first as { submit?: unknown } | undefined)?.submit === 'function';
-        if (text === undefined || submittable || typeof args.at(-1) === 'function')
-          return query.apply(this, args);
-        const operation = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
-        const attributes: Attributes = {
-          'db.system.name': 'postgresql',
-          'db.operation.name': operation,
-          // MikroORM writes its values into the SQL; quoted literals are masked, so no value leaves.
-          'db.query.text': text.replace(/'(?:[^']|'')*'/g, "'?'"),
-          ...(this.database ? { 'db.namespace': this.database } : {}),
-          ...(this.host ? { 'server.address': this.host } : {}),
-          ...(this.port ? { 'server.port': this.port } : {}),
-        };
-        // Behind a transaction pooler statements go unnamed; src/db/sql.ts still says which one it is.
-        const name =
-          (first as { name?: string; statement?: string }).name ??
-          (first as { statement?: string }).statement ??
-          operation;
-        return inSpan(name, SpanKind.CLIENT, attributes, () => query.apply(this, args) as Promise<unknown>);
-      },
-  );
-}
-
-interface ClientFields {
-  database?: string;
-  host?: string;
-  port?: number;
+  aroundStatements((client, statement, run) => {
+    const operation = /^\s*(\w+)/.exec(statement.text)?.[1]?.toUpperCase() ?? 'SQL';
+    const attributes: Attributes = {
+      'db.system.name': 'postgresql',
+      'db.operation.name': operation,
+      // MikroORM writes its values into the SQL; quoted literals are masked, so no value leaves.
+      'db.query.text': statement.text.replace(/'(?:[^']|'')*'/g, "'?'"),
+      ...(client.database ? { 'db.namespace': client.database } : {}),
+      ...(client.host ? { 'server.address': client.host } : {}),
+      ...(client.port ? { 'server.port': client.port } : {}),
+    };
+    // Behind a transaction pooler statements go unnamed; src/db/sql.ts still says which one it is.
+    const name = statement.name ?? statement.statement ?? operation;
+    return inSpan(name, SpanKind.CLIENT, attributes, run);
+  });
 }

@@ -1,6 +1,9 @@
 // How many SQL statements each hot request sends to the database, counted at the `pg` client that both
 // MikroORM (through Kysely) and the prepared statements of src/db/sql.ts go through.
+import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MuseumClient } from '../src/db/pg-client.ts';
 import { eventBody, type TestResponse, upcomingOpenDay } from './support/museum.ts';
 import { statementsSentBy } from './support/statements.ts';
 import { useMuseum } from './support/use-museum.ts';
@@ -30,6 +33,14 @@ const generalTicket = (n: number) => ({
 });
 
 describe('statements per request', () => {
+  it("go through the service's own pg client, given to MikroORM's pool; pg itself is not patched", async () => {
+    const connection = museum.deps.db.orm.em.getConnection() as PostgreSqlConnection;
+    const pool = (await connection.getNativeClient()) as unknown as { Client: unknown };
+    expect(pool.Client).toBe(MuseumClient);
+    expect(pg.Client.prototype.query.name).toBe('query');
+    expect(MuseumClient.prototype.query).not.toBe(pg.Client.prototype.query);
+  });
+
   it('counts the statements of MikroORM too (the spy sees both paths)', async () => {
     let price = 30;
     const { response, statements } = await statementsOf(() =>

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg, { type Pool, type PoolClient } from 'pg';
+import { MuseumClient } from './pg-client.ts';
 
 /**
  * Read replicas (DATABASE_READ_URLS): which one may serve a read that may be slightly stale, and which
@@ -131,6 +132,7 @@ export function createReplicas(options: {
       connectionTimeoutMillis: 2_000,
       idleTimeoutMillis: 30_000,
       application_name: 'museum-api',
+      Client: MuseumClient,
     } as pg.PoolConfig);
     if (options.onConnect) (pool.options as { onConnect?: unknown }).onConnect = options.onConnect;
     // An idle connection that breaks (the replica stopped) must not crash the process.

@@ -1,30 +1,5 @@
 import type { Client, Pool, PoolClient } from 'pg';
-import { wrapClientQuery } from './pg-client.ts';
 import type { Replica, Replicas } from './replicas.ts';
-
-/**
- * pg's promise form, answered through its callback form, for every caller (this module, MikroORM through
- * Kysely, the replica and tracing wrappers): the promise pg makes itself kept each result alive through V8's
- * young-generation collections until the next full one (~0.6 MB promoted per scavenge under load, against
- * ~4 KB through the callback; the same for a bare pg.Client).
- */
-function answerPromisesThroughCallbacks() {
-  wrapClientQuery(
-    (query) =>
-      function queryThroughCallback(this: unknown, ...args: unknown[]) {
-        const [config] = args;
-        const submittable = typeof (config as { submit?: unknown } | null)?.submit === 'function';
-        if (config == null || submittable || args.some((arg) => typeof arg === 'function'))
-          return query.apply(this, args);
-        return new Promise((resolve, reject) => {
-          query.call(this, ...args, (error: unknown, result: unknown) =>
-            error ? reject(error) : resolve(result),
-          );
-        });
-      },
-  );
-}
-answerPromisesThroughCallbacks();
 
 /**
  * A statement sent by name: each connection parses and plans it once (a generic plan, see ON_CONNECT)
