@@ -127,10 +127,14 @@ async function shutdown(signal: string) {
   logger.info('shutting down', { signal });
   await museum.endStreams();
   server.close();
+  // A connection whose answer ends after this (a stream just ended) would otherwise stay open, idle, for
+  // keepAliveTimeout: each one is closed as soon as it is idle.
   server.closeIdleConnections();
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
   const force = setTimeout(() => server.closeAllConnections(), 10_000);
   force.unref();
   await new Promise<void>((resolve) => server.on('close', resolve));
+  clearInterval(idle);
   // Operations abandoned after REQUEST_TIMEOUT_MS may still hold a connection; don't wait on them forever.
   const closed = await Promise.race([
     museum.close().then(() => true),
