@@ -5,6 +5,7 @@ import jsqrModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
+import { boughtTicket } from '../support/actions.ts';
 import { expectProblem, expectValidation } from '../support/assertions.ts';
 import { addGateAccount, basic, type Caller, eventBody, GATE, upcomingOpenDay } from '../support/museum.ts';
 import { useMuseum } from '../support/use-museum.ts';
@@ -28,14 +29,7 @@ beforeAll(async () => {
   today = await openToday(museum);
 });
 
-const buy = async (ticketDate: string, as: Caller = 'visitor') => {
-  const response = await museum.rest('POST', '/tickets', {
-    as,
-    body: { ticketType: 'general', ticketDate, email: 'todd@example.com' },
-  });
-  if (response.status !== 201) throw new Error(response.text);
-  return response.body as { ticketId: string; confirmationCode: string };
-};
+const buy = (ticketDate: string, as: Caller = 'visitor') => boughtTicket(museum, { ticketDate }, as);
 const scan = (confirmationCode: string, as: Caller = 'gate') =>
   museum.rest('POST', '/check-ins', { as, body: { confirmationCode } });
 const scanGraphql = (confirmationCode: string, as: Caller = 'gate') =>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/common/dates.ts';
+import { createdEvent as createdEventAs, createEvent as createEventAs } from '../support/actions.ts';
 import { errorPaths, expectValidation, graphqlPaths } from '../support/assertions.ts';
 import { CREATE_EVENT, EVENT_QUERY, EVENTS_QUERY } from '../support/documents.ts';
 import {
@@ -29,14 +30,8 @@ const WINDOW = {
   manyDates: farWindow(10),
 };
 
-const createEvent = (overrides: Record<string, unknown> = {}) =>
-  museum.rest('POST', '/special-events', { as: 'staff', body: eventBody(overrides) });
-
-async function createdEvent(overrides: Record<string, unknown> = {}) {
-  const response = await createEvent(overrides);
-  expect(response.status, response.text).toBe(201);
-  return response.body;
-}
+const createEvent = (overrides: Record<string, unknown> = {}) => createEventAs(museum, overrides);
+const createdEvent = (overrides: Record<string, unknown> = {}) => createdEventAs(museum, overrides);
 
 const list = (query: string) => museum.rest('GET', `/special-events?${query}`);
 

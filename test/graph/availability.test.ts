@@ -2,6 +2,7 @@
 // over GraphQL and REST; exact under 50 concurrent buyers on two instances (with TEST_DATABASE_URL).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Museum } from '../../src/app.ts';
+import { buyTicket } from '../support/actions.ts';
 import { expectProblem } from '../support/assertions.ts';
 import {
   addGateAccount,
@@ -28,9 +29,8 @@ async function availability(eventId: string, as: Caller = 'visitor', on: TestMus
   return answer.body.data.specialEvent.availability;
 }
 
-async function buy(on: TestMuseum, body: Record<string, unknown>, as: Caller = 'visitor') {
-  return on.rest('POST', '/tickets', { as, body: { email: 'a@example.com', ...body } });
-}
+const buy = (on: TestMuseum, body: Record<string, unknown>, as: Caller = 'visitor') =>
+  buyTicket(on, { email: 'a@example.com', ...body }, as);
 
 const [FIRST, SECOND] = [upcomingOpenDay(5), upcomingOpenDay(6)];
 

@@ -2,15 +2,9 @@
 // visitors, staff, gates and anonymous callers, and someone else's data.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/common/dates.ts';
+import { boughtTicket, createdEvent } from '../support/actions.ts';
 import { expectProblem } from '../support/assertions.ts';
-import {
-  addGateAccount,
-  type Caller,
-  eventBody,
-  farWindow,
-  upcoming,
-  upcomingOpenDay,
-} from '../support/museum.ts';
+import { addGateAccount, type Caller, farWindow, upcoming, upcomingOpenDay } from '../support/museum.ts';
 import { useMuseum } from '../support/use-museum.ts';
 
 const museum = useMuseum();
@@ -18,20 +12,9 @@ const museum = useMuseum();
 const DAY = upcoming([1, 2, 3, 4, 5], 0, farWindow(1));
 const LATER = upcoming([1, 2, 3, 4, 5], 1, farWindow(1));
 
-async function createEvent(name: string, dates: string[]) {
-  const created = await museum.rest('POST', '/special-events', {
-    as: 'staff',
-    body: eventBody({ name, dates }),
-  });
-  if (created.status !== 201) throw new Error(created.text);
-  return created.body as { eventId: string; name: string };
-}
-
-async function buy(as: Caller, body: Record<string, unknown>) {
-  const bought = await museum.rest('POST', '/tickets', { as, body: { email: 'a@example.com', ...body } });
-  if (bought.status !== 201) throw new Error(bought.text);
-  return bought.body as { ticketId: string };
-}
+const createEvent = (name: string, dates: string[]) => createdEvent(museum, { name, dates });
+const buy = (as: Caller, body: Record<string, unknown>) =>
+  boughtTicket(museum, { email: 'a@example.com', ...body }, as);
 
 let zebra: { eventId: string; name: string };
 let aardvark: { eventId: string; name: string };

@@ -3,6 +3,7 @@
 // a slot and never oversell it; a cancelled ticket frees its slot; the door admits a timed ticket only around
 // its slot.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buyTicket } from '../support/actions.ts';
 import { expectProblem, expectValidation, graphqlPaths } from '../support/assertions.ts';
 import { setClock } from '../support/clock.ts';
 import {
@@ -30,8 +31,7 @@ const setSlots = async (input: Record<string, unknown>, as: Caller = 'staff') =>
 const setDaySlots = async (input: Record<string, unknown>, as: Caller = 'staff') =>
   museum.graphql(SET_DAY_SLOTS, { input }, { as });
 const slotsOn = async (date: string) => (await museum.rest('GET', `/entry-slots?date=${date}`)).body;
-const buy = (body: Record<string, unknown>) =>
-  museum.rest('POST', '/tickets', { body: { ticketType: 'general', email: 'todd@example.com', ...body } });
+const buy = (body: Record<string, unknown>) => buyTicket(museum, body);
 
 describe('setting timed entry', () => {
   it('staff switch it on for the museum: each open day has slots from opening time, the last starting before closing', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, isoWeekday } from '../../src/common/dates.ts';
+import { buyTicket } from '../support/actions.ts';
 import { HOURS_QUERY } from '../support/documents.ts';
 import { type Caller, type TestResponse, upcoming, upcomingOpenDay } from '../support/museum.ts';
 import { useMuseum } from '../support/use-museum.ts';
@@ -44,10 +45,7 @@ async function openDays(startDate: string, limit = 10) {
   return response.body as { date: string; timeOpen: string; timeClose: string }[];
 }
 
-const buyGeneral = (ticketDate: string) =>
-  museum.rest('POST', '/tickets', {
-    body: { ticketType: 'general', ticketDate, email: 'todd@example.com' },
-  });
+const buyGeneral = (ticketDate: string) => buyTicket(museum, { ticketDate });
 
 function expectTicketRefused(response: TestResponse) {
   expect(response.status, response.text).toBe(400);

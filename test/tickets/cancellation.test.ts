@@ -1,6 +1,7 @@
 // Cancellation (issue 27, C8): DELETE /tickets/{ticketId} and cancelTicket, DELETE /orders/{orderId} and
 // cancelOrder: who may, until when, never after check-in; the seat is sold again; idempotent.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buyTicket } from '../support/actions.ts';
 import { expectProblem } from '../support/assertions.ts';
 import { addGateAccount, type Caller, eventBody, upcomingOpenDay } from '../support/museum.ts';
 import { useMuseum } from '../support/use-museum.ts';
@@ -25,11 +26,8 @@ beforeAll(async () => {
   today = await openToday(museum);
 });
 
-const buy = async (ticketDate: string, as: Caller = 'visitor') =>
-  museum.rest('POST', '/tickets', {
-    as,
-    body: { ticketType: 'general', ticketDate, email: 'a@example.com' },
-  });
+const buy = (ticketDate: string, as: Caller = 'visitor') =>
+  buyTicket(museum, { ticketDate, email: 'a@example.com' }, as);
 const bought = async (ticketDate: string, as: Caller = 'visitor') => {
   const response = await buy(ticketDate, as);
   if (response.status !== 201) throw new Error(response.text);
