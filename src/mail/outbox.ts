@@ -69,12 +69,22 @@ export const mailRefund = (refunded: string) => `mailed as (
             o.email, r.amount, false, 'pending', now(), now()
      from ${refunded} r join ticket_order o on o.id = r.order_id where o.email is not null)`;
 
+/**
+ * Held exclusively by an erasure (src/privacy/privacy.service.ts), shared by each queueing of owed mails: an
+ * erasure's statements then see every mail queued from a ticket before it, and none is queued from a ticket
+ * while an erasure runs (its address would be copied past the erasure).
+ */
+export const MAIL_QUEUE_LOCK = 0x6d61696c;
+
 // At most $1 tickets sold on their own whose mail is owed, oldest first, become their mails' rows (the
-// ticket's id: a row already there is left as it is). Tickets another worker is turning are skipped.
+// ticket's id: a row already there is left as it is). Tickets another worker is turning are skipped, and
+// nothing is queued while an erasure holds MAIL_QUEUE_LOCK (tried once, before the scan: the next round
+// queues them, with the address as the erasure left it).
 const QUEUE_OWED_MAIL = statement(
   'mail_worker_queue_owed',
   `with owed as (
-     select id from ticket where mail_owed order by created_at limit $1::int for update skip locked),
+     select id from ticket where mail_owed and (select pg_try_advisory_xact_lock_shared(${MAIL_QUEUE_LOCK}))
+     order by created_at limit $1::int for update skip locked),
    queued as (
      update ticket t set mail_owed = false from owed where t.id = owed.id returning t.id, t.email, t.created_at)
    ${NEW_MAIL}

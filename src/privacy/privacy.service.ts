@@ -2,6 +2,7 @@ import type { Principal } from '../accounts/authenticator.ts';
 import { addDays } from '../common/dates.ts';
 import { conflict } from '../common/errors.ts';
 import { type Queryable, type Sql, statement } from '../db/sql.ts';
+import { MAIL_QUEUE_LOCK } from '../mail/outbox.ts';
 import type { PrivacyRequestKind, Requester } from './privacy.entity.ts';
 import {
   type PrivacyCounts,
@@ -85,6 +86,12 @@ const countsOf = ({ mailIds: _mailIds, ...erased }: Erased, accounts = 0): Priva
 /** What an erasure also removes outside the database: the `.eml` copies of the mails it touched. */
 export type ForgetMails = (mailIds: string[]) => Promise<void>;
 
+// No owed mail is queued from a ticket while its address is erased (src/mail/outbox.ts, MAIL_QUEUE_LOCK).
+const HOLD_MAIL_QUEUE = statement(
+  'privacy_hold_mail_queue',
+  `select pg_advisory_xact_lock(${MAIL_QUEUE_LOCK})`,
+);
+
 /**
  * One erasure in one transaction: `erase` clears the subject's data (and may refuse), its counts are recorded
  * as `kind`; then the mails' copies outside the database go.
@@ -98,6 +105,7 @@ async function eraseAndRecord(
   erase: (tx: Queryable) => Promise<{ erased: Erased; accounts: number }>,
 ): Promise<PrivacyRequestView> {
   const { recorded, mailIds } = await sql.transaction(async (tx) => {
+    await tx.query(HOLD_MAIL_QUEUE, []);
     const { erased, accounts } = await erase(tx);
     const recorded = await recordRequest(tx, kind, by, hash, countsOf(erased, accounts));
     return { recorded, mailIds: erased.mailIds };
@@ -183,6 +191,7 @@ export async function runRetention(
   const done = await sql.transaction(async (tx) => {
     const [claimed] = await tx.query<{ id: string }>(CLAIM_RETENTION_DAY, [today]);
     if (!claimed) return null;
+    await tx.query(HOLD_MAIL_QUEUE, []);
     const [erased] = await tx.query<Erased>(ERASE_BEFORE, [addDays(today, -retentionDays)]);
     const [recorded] = await tx.query<PrivacyRequestView>(RECORD_RETENTION, [
       claimed.id,

@@ -3,6 +3,7 @@
 // period on its own. Over REST and GraphQL, against the real database and its migrations.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../../src/accounts/account.entity.ts';
 import { hashPassword } from '../../src/accounts/passwords.ts';
@@ -10,6 +11,8 @@ import { openMuseum } from '../../src/app.ts';
 import { addDays } from '../../src/common/dates.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { MAIL_QUEUE_LOCK } from '../../src/mail/outbox.ts';
+import { boughtTicket } from '../support/actions.ts';
 import { type SetClock, setClock } from '../support/clock.ts';
 import {
   addGateAccount,
@@ -20,6 +23,7 @@ import {
   type TestMuseum,
   upcomingOpenDay,
 } from '../support/museum.ts';
+import { eventually } from '../support/receiver.ts';
 import { openToday } from '../support/visit.ts';
 
 let museum: TestMuseum;
@@ -428,3 +432,26 @@ async function eventuallyRetention(
   }
   throw new Error('no retention run was recorded');
 }
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('an erasure and the mail worker (PostgreSQL)', () => {
+  it('queues no owed mail while an erasure holds the mail queue, and queues it once the erasure is over', async () => {
+    const erasure = new pg.Client({ connectionString: museum.databaseUrl });
+    await erasure.connect();
+    try {
+      // What an erasure's transaction holds first (src/privacy/privacy.service.ts).
+      await erasure.query('begin');
+      await erasure.query('select pg_advisory_xact_lock($1)', [MAIL_QUEUE_LOCK]);
+      const ticket = await boughtTicket(museum, { ticketDate: upcomingOpenDay(2), email: newAddress() });
+      const queued = async () =>
+        (await erasure.query('select 1 from mail where $1::uuid = any(ticket_ids)', [ticket.ticketId]))
+          .rowCount;
+      // The worker runs at once after a sale, and again each second: still nothing queued.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(await queued()).toBe(0);
+      await erasure.query('commit');
+      await eventually(async () => (await queued()) === 1);
+    } finally {
+      await erasure.end();
+    }
+  });
+});
