@@ -63,7 +63,8 @@ interface RunContext {
  * GraphQL over WebSocket, as the `graphql-ws` package (graphql-transport-ws) speaks it, for Apollo Client's
  * GraphQLWsLink, urql, Relay and gateways. Every message runs through the one operation runner, exactly as a
  * POST does: credentials checked once at connection_init (none closes the socket with 4401; a wrong or
- * throttled one with 4403, counted as a failed login), the auth gate, limits, deadlines and subscription caps per operation.
+ * throttled one with 4403, counted as a failed login), the auth gate, limits, deadlines and subscription caps
+ * per operation.
  * Browsers may open a socket only from this origin or an allowed one (cross-site WebSocket hijacking).
  */
 export function createWebSockets(options: WebSocketOptions): WebSockets {
