@@ -1,4 +1,4 @@
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SendMailOptions } from 'nodemailer';
 import { withoutAddresses } from '../common/text.ts';
@@ -19,6 +19,8 @@ export interface MailTransport {
   close(): void;
 }
 
+/** The suffix of a mail file being written. */
+const PART = '.part';
 /** At most this many `.eml` files are kept; the oldest go first. */
 const KEPT_FILES = 1000;
 
@@ -89,17 +91,22 @@ function fileTransport(dir: string): MailTransport {
         .split('@')[0];
       // Named by when it was written, so a directory listing reads in order.
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      await writeFile(join(dir, `${stamp}-${id}.eml`), info.message);
+      // Written under another name, then renamed: whoever opens the folder sees whole mails only.
+      const file = join(dir, `${stamp}-${id}.eml`);
+      await writeFile(`${file}${PART}`, info.message);
+      await rename(`${file}${PART}`, file);
       if (++written % 100 === 0) await prune();
     },
     async forget(mailIds) {
       if (mailIds.length === 0) return;
       const forgotten = new Set(mailIds);
       const files = await readdir(dir).catch(() => [] as string[]);
-      // `<time>-<mail id>.eml`: the id is the last 36 characters before the extension.
+      // `<time>-<mail id>.eml`: the id is the last 36 characters before the extension. A part left by a
+      // crash between writing and renaming holds the address too.
+      const mailIdOf = (name: string) => name.replace(PART, '').slice(-40, -4);
       await Promise.all(
         files
-          .filter((name) => name.endsWith('.eml') && forgotten.has(name.slice(-40, -4)))
+          .filter((name) => /\.eml(\.part)?$/.test(name) && forgotten.has(mailIdOf(name)))
           .map((name) => rm(join(dir, name), { force: true })),
       );
     },
