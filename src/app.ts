@@ -6,8 +6,9 @@ import type { Config } from './config.ts';
 import { type AppDeps, createRequestContext, type RequestContext } from './context.ts';
 import { openDatabase } from './db/database.ts';
 import { createEventFeed } from './events/event-feed.ts';
+import { type EnginePlugin, enginePlugins } from './graphql/engine.ts';
 import { createErrorMask } from './graphql/errors.ts';
-import { operationRunner } from './graphql/operations.ts';
+import { operationRunner, type RunOperation } from './graphql/operations.ts';
 import { createPreparedDocuments } from './graphql/prepared-documents.ts';
 import { createTokenCheck } from './graphql/query-limits.ts';
 import { PLAIN_STRING_SCALARS } from './graphql/scalars.ts';
@@ -51,7 +52,13 @@ const GRAPHQL_ENDPOINT = '/graphql';
  * pipeline), one way to run an operation (src/graphql/operations.ts), for the
  * REST routes and GraphQL alike.
  */
-export function createApp(deps: AppDeps, options: { isDraining?: () => boolean } = {}): App {
+export interface AppOptions {
+  isDraining?: () => boolean;
+  /** More engine plugins (envelop's), which every operation passes, whatever its transport. */
+  plugins?: EnginePlugin[];
+}
+
+export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   const metrics = deps.config.metrics
     ? createMetrics(deps.db, {
         openSubscriptions: () => deps.feed.size(),
@@ -65,12 +72,21 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
   if (metrics) deps.payments?.observe(metrics.payments);
   if (metrics) deps.mail?.observe(metrics.mail);
   const mask = createErrorMask(deps.logger);
-  const runOperation = operationRunner({
-    schema,
+  const plugins = enginePlugins({
     documents: createPreparedDocuments(schema, {
       introspection: deps.config.introspection,
       plainScalars: PLAIN_STRING_SCALARS,
     }),
+    trustedDocumentsOnly: deps.config.trustedDocumentsOnly,
+    timeoutMs: deps.config.operationTimeoutMs,
+    record: metrics?.operation,
+    mask,
+    plugins: options.plugins,
+  });
+  // Yoga reads server-sent events' parameters and hands them to the runner, which runs on yoga's engine.
+  const yoga = createYogaServer(GRAPHQL_ENDPOINT, deps.logger, plugins, (...args) => runOperation(...args));
+  const runOperation: RunOperation = operationRunner({
+    getEnveloped: yoga.getEnveloped as never,
     contextOf(transport, type) {
       const authenticate = () => createRequestContext(requestDeps, transport.header, transport.address);
       const entered = (context: RequestContext) => {
@@ -85,11 +101,7 @@ export function createApp(deps: AppDeps, options: { isDraining?: () => boolean }
     mask,
     tokenCheck: createTokenCheck(),
     trustedDocuments: deps.config.trustedDocuments,
-    trustedDocumentsOnly: deps.config.trustedDocumentsOnly,
-    timeoutMs: deps.config.operationTimeoutMs,
-    record: metrics?.operation,
   });
-  const yoga = createYogaServer(GRAPHQL_ENDPOINT, deps.logger, mask, runOperation);
   const websockets = createWebSockets({
     path: GRAPHQL_ENDPOINT,
     schema,
@@ -153,9 +165,8 @@ export interface Museum {
  */
 export async function openMuseum(
   config: Config,
-  options: {
+  options: AppOptions & {
     logger?: Logger;
-    isDraining?: () => boolean;
     announce?: (line: string) => void;
     /** What "today" and "now" are (tests move it); default: the museum's time zone's. */
     clock?: Clock;

@@ -72,6 +72,8 @@ export interface PreparedDocument {
 export interface PreparedDocuments {
   /** The document prepared from its text; throws a syntax error (400, a spec error). */
   prepare(source: string): PreparedDocument;
+  /** The preparation a document came from, if it came from `prepare`. */
+  preparedFrom(document: DocumentNode): PreparedDocument | undefined;
   /** The operation compiled by graphql-jit from its second run on (a query), else null: graphql-js runs it. */
   compiled(
     prepared: PreparedDocument,
@@ -118,6 +120,7 @@ export function createPreparedDocuments(
   };
   const rules = [...specifiedRules, ...limitRules(options.introspection)];
   const prepared = new Map<string, PreparedDocument>();
+  const byDocument = new WeakMap<DocumentNode, PreparedDocument>();
   let clock = 0;
 
   function validated(document: DocumentNode): readonly GraphQLError[] {
@@ -162,6 +165,7 @@ export function createPreparedDocuments(
         ...asksFor(document),
         used: ++clock,
       };
+      byDocument.set(document, entry);
       // Invalid documents are not kept: they are answered once, not served again and again.
       if (entry.errors.length === 0 && source.length <= PREPARED_LENGTH) {
         if (prepared.size >= PREPARED_DOCUMENTS) prepared.delete(leastRecentlyUsed(prepared));
@@ -169,6 +173,8 @@ export function createPreparedDocuments(
       }
       return entry;
     },
+
+    preparedFrom: (document) => byDocument.get(document),
 
     compiled(entry, operation, name = '') {
       let query = entry.compiled.get(name);

@@ -1,6 +1,7 @@
 import { createServerAdapter } from '@whatwg-node/server';
 import { YogaServer, type YogaServerInstance } from 'graphql-yoga';
 import type { RequestContext } from '../context.ts';
+import type { EnginePlugin } from '../graphql/engine.ts';
 import { clientKind, describe } from '../graphql/errors.ts';
 import type { RunOperation } from '../graphql/operations.ts';
 import { schema } from '../graphql/schema.ts';
@@ -16,19 +17,21 @@ interface YogaServerContext {
 }
 
 /**
- * Yoga: GraphQL over server-sent events (subscriptions). What it parses from a request runs on the one
- * operation runner, like every other operation.
+ * Yoga: the engine every operation runs on (its enveloped execution, with the engine's plugins,
+ * src/graphql/engine.ts), and GraphQL over server-sent events (subscriptions), whose parameters it reads
+ * and hands to the one operation runner, like every other transport's.
  */
 export function createYogaServer(
   endpoint: string,
   logger: Logger,
-  mask: (error: unknown) => Error,
+  enginePlugins: EnginePlugin[],
   runOperation: RunOperation,
 ): Yoga {
   const server = new YogaServer<Record<string, unknown>, RequestContext>({
     schema,
     graphqlEndpoint: endpoint,
-    maskedErrors: { maskError: mask },
+    // The engine's plugins mask every result (envelop's useMaskedErrors): yoga's would log each error again.
+    maskedErrors: false,
     parserAndValidationCache: false,
     // A trusted document's id; the runner resolves it.
     extraParamNames: ['documentId'],
@@ -51,6 +54,7 @@ export function createYogaServer(
       },
     },
     plugins: [
+      ...enginePlugins,
       useRefusalBodies(),
       {
         onParams({ params, request, setParamsHandler, context }) {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { Account } from '../../src/accounts/account.entity.ts';
 import { hashPassword } from '../../src/accounts/passwords.ts';
-import { type Museum, openMuseum } from '../../src/app.ts';
+import { type AppOptions, type Museum, openMuseum } from '../../src/app.ts';
 import { addDays, type Clock, isoWeekday } from '../../src/common/dates.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
@@ -118,6 +118,8 @@ export async function startMuseum(
     logger?: Logger;
     envFor?: (databaseName: string) => Record<string, string>;
     clock?: Clock;
+    /** More engine plugins (src/app.ts). */
+    plugins?: AppOptions['plugins'];
   } = {},
 ): Promise<TestMuseum> {
   const adminUrl = process.env.TEST_DATABASE_URL;
@@ -135,6 +137,7 @@ export async function startMuseum(
   const museum = await openMuseum(config, {
     logger: recordedLogger(options.logger ?? createLogger(config.logLevel)),
     clock: options.clock,
+    plugins: options.plugins,
   });
   const em = museum.deps.db.fork();
   for (const account of [VISITOR, OTHER_VISITOR]) {

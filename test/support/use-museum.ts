@@ -1,6 +1,7 @@
 // The one setup of a test file (or of a describe block): its own museum, opened before the first test and
 // closed after the last.
 import { afterAll, beforeAll } from 'vitest';
+import type { AppOptions } from '../../src/app.ts';
 import type { Clock } from '../../src/common/dates.ts';
 import type { Logger } from '../../src/logger.ts';
 import { startMuseum, type TestMuseum } from './museum.ts';
@@ -12,7 +13,7 @@ import { startMuseum, type TestMuseum } from './museum.ts';
  */
 export function useMuseum(
   env: Record<string, string> = {},
-  options: { logger?: Logger; clock?: Clock } = {},
+  options: { logger?: Logger; clock?: Clock; plugins?: AppOptions['plugins'] } = {},
 ): TestMuseum {
   let museum: TestMuseum | undefined;
   beforeAll(async () => {
