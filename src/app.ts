@@ -140,7 +140,6 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   if (replicas)
     return {
       handleNode: (req, res) => replicas.scope(() => pipeline.handleNode(req, res)),
-      fetch: (input, init, serverContext) => replicas.scope(() => pipeline.fetch(input, init, serverContext)),
       requestsPerSecond: pipeline.requestsPerSecond,
       yoga,
       websockets,

@@ -1,11 +1,10 @@
 import type { RequestListener } from 'node:http';
 import { type Museum, openMuseum } from './app.ts';
-import { nodeHttp } from './common/node-http.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError } from './db/database.ts';
 import { isDatabaseUnreachable } from './graphql/errors.ts';
 import { FRONT_PAGE_LINKS } from './http/front-page.ts';
-import { guardedListener } from './http/listener.ts';
+import { createHttpServer } from './http/http-server.ts';
 import { createLogger } from './logger.ts';
 import { problemAnswer } from './protocol/problem.ts';
 import { startTracing } from './tracing.ts';
@@ -42,27 +41,7 @@ let handle: RequestListener = (_req, res) => {
   res.writeHead(STARTING.status, STARTING.headers);
   res.end(STARTING.body);
 };
-const server = nodeHttp.createServer(
-  {
-    // A client gets HTTP_HEADERS_TIMEOUT_MS (10 s) to send its headers and HTTP_REQUEST_TIMEOUT_MS (30 s)
-    // for the whole request (slow-loris), then 408. Node checks them every connectionsCheckingInterval,
-    // so a short interval keeps each within a quarter second of what it says.
-    headersTimeout: config.headersTimeoutMs,
-    requestTimeout: config.requestTimeoutMs,
-    connectionsCheckingInterval: 250,
-    // Headers beyond 16 KiB are refused with 431 before the app sees them.
-    maxHeaderSize: 16 * 1024,
-  },
-  guardedListener((req, res) => handle(req, res), {
-    maxConcurrentRequests: config.maxConcurrentRequests,
-    maxConcurrentRequestsPerClient: config.maxConcurrentRequestsPerClient,
-    trustProxy: config.trustProxy,
-    logger,
-  }),
-);
-server.keepAliveTimeout = 5_000;
-// Idle sockets are closed after a minute; a slow operation is bounded by REQUEST_TIMEOUT_MS (503).
-server.timeout = 60_000;
+const server = createHttpServer(config, logger, (req, res) => handle(req, res));
 
 try {
   await new Promise<void>((resolve, reject) => {

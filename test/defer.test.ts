@@ -30,7 +30,7 @@ function partsOf(body: string): Record<string, unknown>[] {
 
 describe('@defer', () => {
   it('over multipart/mixed: the initial result first, the deferred part after it', async () => {
-    const response = await museum.app.fetch('http://museum.test/graphql', {
+    const response = await museum.fetch('http://museum.test/graphql', {
       method: 'POST',
       headers: {
         authorization: STAFF_AUTH,

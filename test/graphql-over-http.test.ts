@@ -14,8 +14,7 @@ import {
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RequestContext } from '../src/context.ts';
 import { schema } from '../src/graphql/schema.ts';
-import { NO_PROXY } from '../src/protocol/client-address.ts';
-import { fromFetch } from '../src/protocol/request.ts';
+import type { HttpRequest } from '../src/protocol/request.ts';
 import { basic, eventBody, STAFF, type TestResponse, VISITOR } from './support/museum.ts';
 import { statementsSentBy } from './support/statements.ts';
 import { useMuseum } from './support/use-museum.ts';
@@ -64,11 +63,27 @@ async function shape(response: Response) {
  * error locations of a compiled run (graphql-jit's errors carry locations but no AST nodes), so it is
  * compared on a document's first, interpreted, run.
  */
+/** What the operation runner reads of the request yoga was handed (the pipeline makes it from node:http's). */
+function transportOf(request: Request): HttpRequest {
+  const url = new URL(request.url);
+  return {
+    method: request.method,
+    pathname: url.pathname,
+    search: url.search.slice(1),
+    url: request.url,
+    header: (name) => request.headers.get(name),
+    address: '127.0.0.1',
+    body: async () => new Uint8Array(await request.clone().arrayBuffer()),
+    signal: request.signal,
+    observation: { requestId: 'yoga', route: '/graphql' },
+  };
+}
+
 async function bothAnswers(sent: Sent) {
   const url = `http://museum.test${sent.path ?? '/graphql'}`;
   const request = new Request(url, initOf(sent));
-  const yoga = await museum.app.yoga.fetch(request, { transport: fromFetch(request, {}, NO_PROXY) });
-  const service = await museum.app.fetch(url, initOf(sent));
+  const yoga = await museum.app.yoga.fetch(request, { transport: transportOf(request) });
+  const service = await museum.fetch(url, initOf(sent));
   return { service: await shape(service), yoga: await shape(yoga), headers: service.headers };
 }
 
@@ -82,7 +97,7 @@ describe('GraphQL over HTTP, answered as yoga answers it', () => {
     expect(first.service).toEqual(first.yoga);
     expect(first.service.body).toMatchObject({ data: { specialEvent: { eventId: event.eventId } } });
     for (let run = 0; run < 3; run++) {
-      const again = await museum.app.fetch('http://museum.test/graphql', initOf({ body }));
+      const again = await museum.fetch('http://museum.test/graphql', initOf({ body }));
       expect(await shape(again)).toEqual(first.service);
       expect(again.headers.get('cache-control')).toBe('no-store');
       expect(again.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
@@ -100,7 +115,7 @@ describe('GraphQL over HTTP, answered as yoga answers it', () => {
     expect(first.service).toEqual(first.yoga);
     expect(first.service.body).toMatchObject({ errors: [{ locations: [{ line: 1 }] }] });
     for (let run = 0; run < 3; run++) {
-      const again = await museum.app.fetch('http://museum.test/graphql', initOf({ body }));
+      const again = await museum.fetch('http://museum.test/graphql', initOf({ body }));
       expect(await shape(again)).toEqual(first.service);
     }
   });
@@ -128,7 +143,7 @@ describe('GraphQL over HTTP, answered as yoga answers it', () => {
     const first = await bothAnswers({ body, headers: staff });
     expect(first.service).toEqual(first.yoga);
     for (let run = 0; run < 3; run++) {
-      const again = await museum.app.fetch('http://museum.test/graphql', initOf({ body, headers: staff }));
+      const again = await museum.fetch('http://museum.test/graphql', initOf({ body, headers: staff }));
       expect(await shape(again)).toEqual(first.service);
     }
   });
@@ -294,7 +309,7 @@ describe('compiled queries', () => {
       data: { __type: { fields: { name: string; type: { ofType: { name: string } } }[] } };
     }[] = [];
     for (let run = 0; run < 3; run++) {
-      const response = await museum.app.fetch('http://museum.test/graphql', {
+      const response = await museum.fetch('http://museum.test/graphql', {
         method: 'POST',
         headers: { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' },
         body: JSON.stringify({ query }),
@@ -344,7 +359,7 @@ describe('compiled queries', () => {
         `{ ${field.name}${args ? `(${args})` : ''}${selection ? ` { ${selection} }` : ''} }`,
       );
       const run = async () => {
-        const response = await museum.app.fetch('http://museum.test/graphql', {
+        const response = await museum.fetch('http://museum.test/graphql', {
           method: 'POST',
           headers: { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' },
           body: JSON.stringify({ query }),

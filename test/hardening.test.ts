@@ -49,11 +49,11 @@ async function call(
 ) {
   const headers: Record<string, string> = { ...options.headers };
   if (options.authorization) headers.authorization = options.authorization;
-  const address = options.address ?? `10.1.${(addressCounter >> 8) & 255}.${addressCounter++ & 255}`;
-  const response = await target.app.fetch(
+  const address = options.address ?? `127.1.${(addressCounter >> 8) & 255}.${addressCounter++ & 255}`;
+  const response = await target.fetch(
     `http://museum.test${path}`,
     { method, headers, body: options.body },
-    { req: { socket: { remoteAddress: address } } },
+    { from: address },
   );
   const text = await readBody(response);
   let body: any;

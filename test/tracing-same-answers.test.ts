@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
 import { startTracing } from '../src/tracing.ts';
 import { stopRecordedTracing } from './support/leak-recording.ts';
+import { listen } from './support/listening.ts';
 import {
   basic,
   eventBody,
@@ -151,14 +152,16 @@ async function exchange(fetch: Fetch, eventId: string) {
 describe('tracing on and off', () => {
   it('answers the same requests with the same statuses and bodies', async () => {
     const event = (await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() })).body;
-    const untraced = createApp(museum.deps);
+    const untraced = await listen({ deps: museum.deps, app: createApp(museum.deps) });
     const off = await exchange(untraced.fetch, event.eventId);
+    await untraced.stop();
 
     const { port } = collector.address() as { port: number };
     const stop = await startTracing(`http://127.0.0.1:${port}`);
     try {
-      const traced = createApp(museum.deps);
+      const traced = await listen({ deps: museum.deps, app: createApp(museum.deps) });
       const on = await exchange(traced.fetch, event.eventId);
+      await traced.stop();
       expect(on).toEqual(off);
     } finally {
       await stop?.();

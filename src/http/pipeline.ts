@@ -4,14 +4,7 @@ import { withoutAddresses } from '../common/text.ts';
 import type { Logger } from '../logger.ts';
 import type { TrustedProxies } from '../protocol/client-address.ts';
 import { problemAnswer } from '../protocol/problem.ts';
-import {
-  fromFetch,
-  fromNode,
-  type HttpAnswer,
-  type HttpRequest,
-  sendNode,
-  toResponse,
-} from '../protocol/request.ts';
+import { fromNode, type HttpAnswer, type HttpRequest, sendNode } from '../protocol/request.ts';
 import { inSpan, tracing } from '../tracing.ts';
 import { addEdgeHeaders, isPageScript, preflight } from './edge-headers.ts';
 import type { Metrics } from './metrics.ts';
@@ -40,13 +33,11 @@ export interface Pipeline {
   handleNode(req: IncomingMessage, res: ServerResponse): void;
   /** Requests answered in the last whole second (or this one, if more): how busy the instance is. */
   requestsPerSecond(): number;
-  /** The same pipeline through the fetch API, as the tests call it; `serverContext` names the client socket. */
-  fetch(input: string | Request, init?: RequestInit, serverContext?: unknown): Promise<Response>;
 }
 
 /**
- * The one way in. Every request, from node:http or from fetch, becomes an HttpRequest and goes through the
- * same steps: CORS preflight, then the route table (the pages, /graphql, the REST routes), then the
+ * The one way in. Every request, from node:http (src/http/http-server.ts, in production and in the tests
+ * alike), becomes an HttpRequest and goes through the same steps: CORS preflight, then the route table (the pages, /graphql, the REST routes), then the
  * headers every answer carries, its log line and metrics, and (with tracing on) its span.
  */
 export function createPipeline(options: PipelineOptions): Pipeline {
@@ -172,20 +163,6 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         void answerOf(request).then((answer) => sendNode(res, answer, head));
         return closed;
       });
-    },
-
-    async fetch(input, init, serverContext = {}) {
-      const fetched = typeof input === 'string' ? new Request(input, init) : input;
-      const request = fromFetch(fetched, serverContext, options.trustProxy);
-      const started = performance.now();
-      let answer: HttpAnswer | undefined;
-      const answered = async () => {
-        answer = await answerOf(request);
-        return answer.status;
-      };
-      const status = tracing.enabled ? await inRequestSpan(request, answered) : await answered();
-      finished(request, status, started);
-      return toResponse(answer!, request.method === 'HEAD');
     },
   };
 }

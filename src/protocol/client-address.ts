@@ -2,10 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import proxyAddr from 'proxy-addr';
 
-interface NodeServerContext {
-  req?: { socket?: { remoteAddress?: string } };
-}
-
 /**
  * Which proxies in front of the service may name the client in `X-Forwarded-For` (MUSEUM_TRUST_PROXY), as
  * proxy-addr's trust function: whether the address at `hop` (0: the connection's peer, then the header's
@@ -33,19 +29,6 @@ export function parseTrustedProxies(value: string): TrustedProxies | { error: st
       return { error: `has "${entry}", which is not an IP address or CIDR range` };
     }
   return proxyAddr.compile(entries);
-}
-
-/**
- * The client's address, for login throttling and the per-client request cap: the connection's peer, or
- * behind trusted proxies the entry of `X-Forwarded-For` they vouch for (proxy-addr). IPv6 clients are grouped
- * by their /64, which one client usually holds whole.
- */
-export function clientAddress(serverContext: unknown, request: Request, trusted: TrustedProxies): string {
-  return addressOf(
-    (serverContext as NodeServerContext | null)?.req?.socket?.remoteAddress,
-    request.headers.get('x-forwarded-for'),
-    trusted,
-  );
 }
 
 /** The same from the connection's peer and the `X-Forwarded-For` header, as node:http gives them. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { FieldIssue } from '../common/errors.ts';
-import { addressOf, clientAddress, type TrustedProxies } from './client-address.ts';
+import { addressOf, type TrustedProxies } from './client-address.ts';
 import { parseJsonBody } from './json-body.ts';
 
 /** Request bodies larger than this are refused with 413 before any of them is parsed. */
@@ -23,7 +23,7 @@ function observationOf(requestIdHeader: string | null | undefined): Observation 
   return { requestId, route: 'unmatched' };
 }
 
-/** One HTTP request as every handler sees it, whichever transport (node:http, or fetch in tests) brought it. */
+/** One HTTP request as every handler sees it (made from node:http's, src/http/pipeline.ts). */
 export interface HttpRequest {
   method: string;
   pathname: string;
@@ -159,45 +159,6 @@ class NodeRequest implements HttpRequest {
   }
 }
 
-/** A fetch Request as an HttpRequest; `serverContext` names the client's socket, as node's would. */
-export function fromFetch(request: Request, serverContext: unknown, trustProxy: TrustedProxies): HttpRequest {
-  const url = new URL(request.url);
-  return {
-    method: request.method,
-    pathname: url.pathname,
-    search: url.search.slice(1),
-    url: request.url,
-    header: (name) => request.headers.get(name),
-    address: clientAddress(serverContext, request, trustProxy),
-    body: async () => {
-      if (request.body === null) return new Uint8Array();
-      const declared = request.headers.get('content-length');
-      if (declared !== null && Number(declared) > BODY_LIMIT_BYTES) return null;
-      return readLimited(request.body, BODY_LIMIT_BYTES).catch(() => null);
-    },
-    signal: request.signal,
-    observation: observationOf(request.headers.get('x-request-id')),
-  };
-}
-
-/** Reads a body stream to its end; null as soon as it passes `limit` (the rest is not read). */
-async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | null> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
-
 /** The whole body of a node request, or null as soon as it passes BODY_LIMIT_BYTES (it is not read on). */
 function readNodeBody(req: IncomingMessage): Promise<Uint8Array | null> {
   const declared = req.headers['content-length'];
@@ -281,32 +242,4 @@ async function pump(reader: ReadableStreamDefaultReader<Uint8Array>, res: Server
   } catch {
     res.destroy();
   }
-}
-
-/** The same answer as a fetch Response. */
-export function toResponse(answer: HttpAnswer, head: boolean): Response {
-  const { body, status } = answer;
-  if (isStream(body))
-    return new Response(head ? null : webStream(body.getReader()), { status, headers: answer.headers });
-  return new Response(head ? null : (body as BodyInit | null), { status, headers: withLength(answer, body) });
-}
-
-/**
- * Yoga's stream as the runtime's own, read as the client reads. A client that cancels ends it (and its
- * source, the subscription); what the source still gives is not written into the cancelled stream.
- */
-function webStream(reader: ReadableStreamDefaultReader<Uint8Array>): ReadableStream<Uint8Array> {
-  let cancelled = false;
-  return new ReadableStream({
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (cancelled) return;
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel(reason) {
-      cancelled = true;
-      void reader.cancel(reason).catch(() => {});
-    },
-  });
 }

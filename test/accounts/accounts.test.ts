@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changePassword } from '../../src/accounts/accounts.service.ts';
-import type { Museum } from '../../src/app.ts';
-import { basic, openSecondInstance, upcomingOpenDay } from '../support/museum.ts';
+import { basic, type ListeningMuseum, openSecondInstance, upcomingOpenDay } from '../support/museum.ts';
 import { useMuseum } from '../support/use-museum.ts';
 
 const museum = useMuseum();
@@ -189,8 +188,8 @@ describe('npm run db:migrate', () => {
 
 describe('another instance over the same PostgreSQL', () => {
   /** The status of `me` asked of an instance with these Basic credentials. */
-  async function meStatus(instance: Museum, name: string, password: string): Promise<number> {
-    const response = await instance.app.fetch('http://museum.test/graphql', {
+  async function meStatus(instance: ListeningMuseum, name: string, password: string): Promise<number> {
+    const response = await instance.fetch('http://museum.test/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: basic(name, password) },
       body: JSON.stringify({ query: ME }),

@@ -259,7 +259,7 @@ describe.skipIf(!onPostgres)('read replicas: a streaming standby of the test ser
     const status = () => strict.deps.db.replicas!.status()[0]!;
     const reads = () => strict.deps.db.replicas!.reads();
     const read = (path: string) =>
-      strict.app.fetch(`http://museum.test${path}`, {
+      strict.fetch(`http://museum.test${path}`, {
         headers: { authorization: basic(VISITOR.name, VISITOR.password) },
       });
     let writing = true;

@@ -1,7 +1,6 @@
 // Availability (issue 24): tickets left per event date and per day, from the counters purchases keep, the same
 // over GraphQL and REST; exact under 50 concurrent buyers on two instances (with TEST_DATABASE_URL).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Museum } from '../../src/app.ts';
 import { buyTicket } from '../support/actions.ts';
 import { expectProblem } from '../support/assertions.ts';
 import {
@@ -9,6 +8,7 @@ import {
   basic,
   type Caller,
   eventBody,
+  type ListeningMuseum,
   openSecondInstance,
   type TestMuseum,
   upcomingOpenDay,
@@ -160,7 +160,7 @@ describe('MuseumDay.remaining', () => {
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
 describe(`50 concurrent buyers (${onPostgres ? 'two instances' : 'one instance'})`, () => {
-  let second: Museum | undefined;
+  let second: ListeningMuseum | undefined;
   beforeAll(async () => {
     if (onPostgres) second = await openSecondInstance(museum, { MUSEUM_DAILY_CAPACITY: '5' });
   });
@@ -176,7 +176,7 @@ describe(`50 concurrent buyers (${onPostgres ? 'two instances' : 'one instance'}
     const instance = (n: number) => (second && n % 2 ? second : museum);
     const statuses = await Promise.all(
       Array.from({ length: 50 }, async (_, n) => {
-        const response = await instance(n).app.fetch('http://museum.test/tickets', {
+        const response = await instance(n).fetch('http://museum.test/tickets', {
           method: 'POST',
           headers: {
             authorization: basic(VISITOR.name, VISITOR.password),
@@ -191,7 +191,7 @@ describe(`50 concurrent buyers (${onPostgres ? 'two instances' : 'one instance'}
     expect(statuses.filter((s) => s === 201)).toHaveLength(30);
     expect(statuses.filter((s) => s === 409)).toHaveLength(20);
     for (const reader of [museum, second ?? museum]) {
-      const response = await reader.app.fetch(`http://museum.test/special-events/${eventId}/availability`, {
+      const response = await reader.fetch(`http://museum.test/special-events/${eventId}/availability`, {
         headers: { authorization: basic('curator', 'curator-password') },
       });
       expect(await response.json()).toEqual([{ date: day, capacity: 30, remaining: 0, sold: 30 }]);
@@ -209,7 +209,7 @@ describe(`50 concurrent buyers (${onPostgres ? 'two instances' : 'one instance'}
     await Promise.all(
       Array.from({ length: 50 }, (_, n) =>
         instance(n)
-          .app.fetch('http://museum.test/tickets', {
+          .fetch('http://museum.test/tickets', {
             method: 'POST',
             headers: {
               authorization: basic(VISITOR.name, VISITOR.password),

@@ -33,7 +33,7 @@ const clientAs = (name: string, password: string) =>
     link: new HttpLink({
       uri: 'http://museum.test/graphql',
       headers: { authorization: basic(name, password) },
-      fetch: (input, init) => museum.app.fetch(String(input), init as RequestInit),
+      fetch: (input, init) => museum.fetch(String(input), init as RequestInit),
     }),
   });
 

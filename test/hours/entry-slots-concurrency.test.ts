@@ -58,7 +58,7 @@ describe(`40 buyers race for an entry slot of 5 (${instancesTitle})`, () => {
     expect(first.map((r) => r.status)).toEqual(first.map(() => 201));
     // Three of those orders are cancelled while 30 more race for what is left.
     const cancel = (n: number, orderId: string) =>
-      instance(n).app.fetch(`http://museum.test/orders/${orderId}`, {
+      instance(n).fetch(`http://museum.test/orders/${orderId}`, {
         method: 'DELETE',
         headers: { authorization: basic(VISITOR.name, VISITOR.password) },
       });

@@ -309,7 +309,7 @@ describe('sending reliably', () => {
       lastAttemptAt: delivery.lastAttemptAt,
     });
     expect(mailsTo(email)).toHaveLength(0);
-    const metrics = await (await museum.app.fetch('http://museum.test/metrics')).text();
+    const metrics = await (await museum.fetch('http://museum.test/metrics')).text();
     expect(metrics).toMatch(/^museum_mails_total\{kind="tickets",outcome="failed"\} [1-9]/m);
     expect(metrics).toMatch(/^museum_mail_pending \d+$/m);
   });
@@ -464,7 +464,7 @@ describe('the sending rate', () => {
       const notYetTried = waiting.filter((delivery) => delivery?.attempts === 0);
       expect(notYetTried.length).toBeGreaterThanOrEqual(2);
       for (const delivery of notYetTried) expect(delivery).toEqual({ status: 'pending', attempts: 0 });
-      const backlog = (await (await slow.app.fetch('http://museum.test/metrics')).text()).match(
+      const backlog = (await (await slow.fetch('http://museum.test/metrics')).text()).match(
         /^museum_mail_pending (\d+)$/m,
       );
       expect(Number(backlog?.[1])).toBeGreaterThanOrEqual(1);

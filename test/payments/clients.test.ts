@@ -24,7 +24,7 @@ const client = () =>
     link: new HttpLink({
       uri: 'http://museum.test/graphql',
       headers: { authorization: basic(VISITOR.name, VISITOR.password) },
-      fetch: (input, init) => museum.app.fetch(String(input), init as RequestInit),
+      fetch: (input, init) => museum.fetch(String(input), init as RequestInit),
     }),
   });
 

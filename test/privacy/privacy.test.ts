@@ -19,6 +19,7 @@ import {
   basic,
   ownDatabase,
   STAFF,
+  served,
   startMuseum,
   type TestMuseum,
   upcomingOpenDay,
@@ -353,9 +354,11 @@ describe('retention', () => {
       MUSEUM_RETENTION_DAYS: '30',
       LOG_LEVEL: 'silent',
     });
-    const opened = await openMuseum(config, { logger: createLogger('silent'), announce: () => {}, clock });
+    const opened = await served(
+      await openMuseum(config, { logger: createLogger('silent'), announce: () => {}, clock }),
+    );
     const rest = async (method: string, path: string, body?: unknown) => {
-      const response = await opened.app.fetch(`http://museum.test${path}`, {
+      const response = await opened.fetch(`http://museum.test${path}`, {
         method,
         headers: { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),

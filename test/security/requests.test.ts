@@ -66,6 +66,8 @@ describe('floods and oversized requests', () => {
       `GET /health/live HTTP/1.1\r\nHost: a\r\n${headers}Connection: close\r\n\r\n`,
     );
     expect(statusOf(answer)).toBe(431);
+    expect(answer).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
+    expect(bodyOf(answer)).toMatchObject({ status: 431, title: 'Request Header Fields Too Large' });
     await expectServed(server);
   });
 

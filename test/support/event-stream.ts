@@ -87,8 +87,7 @@ export async function openEventStream(
     },
     pings: () => Math.max(0, comments - 1),
     ended: () => reading,
-    // Over a socket the abort closes the connection; in process (app.fetch) cancelling the body is what
-    // tells the server the client went away.
+    // The abort closes the connection, which tells the server the client went away.
     close: () => {
       abort.abort();
       void reader?.cancel().catch(() => {});

@@ -364,8 +364,11 @@ export function checkAnswer(
 ): string[] {
   const problems: string[] = [];
   if (status >= 500) problems.push(`a ${status}`);
-  // Node's HTTP parser answers these itself, before the app (headers or URL over 16 KiB): no body to judge.
-  if (status === 431) return problems;
+  // Refused by the HTTP parser, before any route (headers or URL over 16 KiB): problem+json wherever it was sent.
+  if (status === 431) {
+    if (!contentType?.startsWith('application/problem+json')) problems.push('a 431 without a problem body');
+    return problems;
+  }
   if (request.method === 'HEAD' || status < 400 || (status === 404 && request.method === 'OPTIONS'))
     return problems;
   if (request.graphql) {

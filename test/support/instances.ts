@@ -1,8 +1,14 @@
 // Two instances of the museum over one PostgreSQL, as a balancer spreads requests over them (with
 // TEST_DATABASE_URL; on the embedded database, one instance, which is one session).
 import { afterAll, beforeAll } from 'vitest';
-import type { Museum } from '../../src/app.ts';
-import { basic, openSecondInstance, startMuseum, type TestMuseum, VISITOR } from './museum.ts';
+import {
+  basic,
+  type ListeningMuseum,
+  openSecondInstance,
+  startMuseum,
+  type TestMuseum,
+  VISITOR,
+} from './museum.ts';
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
@@ -13,9 +19,9 @@ export interface Instances {
   /** The first instance: the test museum, with its accounts and its database. */
   readonly museum: TestMuseum;
   /** The second instance, on PostgreSQL only. */
-  readonly second: Museum | undefined;
+  readonly second: ListeningMuseum | undefined;
   /** The instance the n-th request goes to: odd ones to the second, when there is one. */
-  instance(n: number): Museum;
+  instance(n: number): ListeningMuseum;
   /** The n-th request (as the visitor, unless `who` says), with a JSON body if one is given. */
   send(
     n: number,
@@ -31,7 +37,7 @@ export interface Instances {
  */
 export function useTwoInstances(env: () => Record<string, string>): Instances {
   let museum: TestMuseum | undefined;
-  let second: Museum | undefined;
+  let second: ListeningMuseum | undefined;
   beforeAll(async () => {
     museum = await startMuseum(env());
     if (onPostgres) second = await openSecondInstance(museum, env());
@@ -44,7 +50,7 @@ export function useTwoInstances(env: () => Record<string, string>): Instances {
     if (!museum) throw new Error('an instance before beforeAll opened it');
     return museum;
   };
-  const instance = (n: number): Museum => (second && n % 2 ? second : first());
+  const instance = (n: number): ListeningMuseum => (second && n % 2 ? second : first());
   return {
     get museum() {
       return first();
@@ -54,7 +60,7 @@ export function useTwoInstances(env: () => Record<string, string>): Instances {
     },
     instance,
     async send(n, method, path, { body, who = VISITOR } = {}) {
-      const response = await instance(n).app.fetch(`http://museum.test${path}`, {
+      const response = await instance(n).fetch(`http://museum.test${path}`, {
         method,
         headers: {
           authorization: basic(who.name, who.password),

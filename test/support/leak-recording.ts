@@ -79,13 +79,11 @@ export function recordedLogger(logger: Logger): Logger {
 }
 
 /** Records what `app` serves at /metrics (within a second: a museum whose database is gone may not answer). */
-export async function recordMetrics(app: {
-  fetch(url: string): Promise<Response> | Response;
-}): Promise<void> {
+export async function recordMetrics(fetch: (url: string) => Promise<Response>): Promise<void> {
   if (dir === null) return;
   const timeout = new Promise<null>((resolve) => setTimeout(resolve, 1_000, null).unref());
   const text = await Promise.race([
-    Promise.resolve(app.fetch('http://museum.test/metrics')).then(
+    fetch('/metrics').then(
       (response) => (response.status === 200 ? response.text() : null),
       () => null,
     ),

@@ -14,6 +14,7 @@ import { addDays, type Clock, isoWeekday } from '../../src/common/dates.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { recordedLogger, recordMetrics } from './leak-recording.ts';
+import { type Listening, listen } from './listening.ts';
 
 export const STAFF = { name: 'curator', password: 'curator-password' } as const;
 export const VISITOR = { name: 'visitor', password: 'visitor-password' } as const;
@@ -42,7 +43,10 @@ export interface TestResponse<T = any> {
   text: string;
 }
 
-export interface TestMuseum extends Museum {
+/** A museum listening on 127.0.0.1 (test/support/listening.ts): `fetch` reaches it over a socket. */
+export interface ListeningMuseum extends Museum, Pick<Listening, 'url' | 'fetch'> {}
+
+export interface TestMuseum extends ListeningMuseum {
   /** Where the test database lives, for tests that start a server process on it. */
   databaseUrl: string | undefined;
   /**
@@ -109,6 +113,12 @@ export async function createPostgresDatabase(
 }
 
 /**
+ * A test's requests stand for many clients (50 buyers at once) but come from one address: the per-client
+ * in-flight cap is lifted for them (test/security/ checks the cap on servers of its own).
+ */
+const MANY_CLIENTS = { MAX_CONCURRENT_REQUESTS_PER_CLIENT: '10000' };
+
+/**
  * Opens a museum on a fresh database with a staff account and two visitors (`logger`: to read its lines;
  * `envFor`: more variables that depend on the database's name, such as replicas' URLs).
  */
@@ -132,6 +142,7 @@ export async function startMuseum(
     MUSEUM_ADMIN_USER: STAFF.name,
     MUSEUM_ADMIN_PASSWORD: STAFF.password,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...MANY_CLIENTS,
     ...env,
   });
   const museum = await openMuseum(config, {
@@ -139,6 +150,7 @@ export async function startMuseum(
     clock: options.clock,
     plugins: options.plugins,
   });
+  const listening = await listen(museum);
   const em = museum.deps.db.fork();
   for (const account of [VISITOR, OTHER_VISITOR]) {
     em.create(Account, {
@@ -158,7 +170,7 @@ export async function startMuseum(
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await museum.app.fetch(`http://museum.test${path}`, { method, headers, body });
+    const response = await listening.fetch(path, { method, headers, body });
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -170,6 +182,8 @@ export async function startMuseum(
   let closing: Promise<void> | undefined;
   return {
     ...museum,
+    url: listening.url,
+    fetch: listening.fetch,
     databaseUrl: database?.url,
     databaseEnv: database?.env ?? {},
     request,
@@ -180,7 +194,8 @@ export async function startMuseum(
     // to it (PgBouncer holds a client's login until client_login_timeout).
     close() {
       closing ??= (async () => {
-        await recordMetrics(museum.app);
+        await recordMetrics(listening.fetch);
+        await listening.stop();
         await museum.close();
         await database?.drop();
       })();
@@ -258,7 +273,26 @@ export const REFUSED_PRICES: Array<[string, Record<string, unknown>, string]> = 
 ];
 
 /** Another instance of the app over the same PostgreSQL database, as a second server behind a balancer. */
-export function openSecondInstance(museum: TestMuseum, env: Record<string, string> = {}): Promise<Museum> {
-  const config = loadConfig({ ...museum.databaseEnv, LOG_LEVEL: 'silent', ...env });
-  return openMuseum(config, { logger: recordedLogger(createLogger('silent')), announce: () => {} });
+export async function openSecondInstance(
+  museum: TestMuseum,
+  env: Record<string, string> = {},
+): Promise<ListeningMuseum> {
+  const config = loadConfig({ ...museum.databaseEnv, LOG_LEVEL: 'silent', ...MANY_CLIENTS, ...env });
+  return served(
+    await openMuseum(config, { logger: recordedLogger(createLogger('silent')), announce: () => {} }),
+  );
+}
+
+/** `museum`, listening: closing it stops the server first. */
+export async function served(museum: Museum): Promise<ListeningMuseum> {
+  const server = await listen(museum);
+  return {
+    ...museum,
+    url: server.url,
+    fetch: server.fetch,
+    async close() {
+      await server.stop();
+      await museum.close();
+    },
+  };
 }

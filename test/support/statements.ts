@@ -6,11 +6,13 @@ import { vi } from 'vitest';
  * prepared statements of src/db/sql.ts go through.
  */
 /**
- * The texts of the mail worker's statements: it queues the mails owed, takes, reads the tickets of, records,
- * and looks ahead.
+ * The texts of the background workers' statements. The mail worker queues the mails owed, takes, reads the
+ * tickets of, records, and looks ahead; the webhook worker looks for subscriptions, takes due deliveries,
+ * records, and looks ahead (woken by an event's change, a round may start while a later request runs).
  */
-const MAIL_WORKER_TEXT =
-  /^(with owed as \(|update mail\b|select case when exists \(select from ticket where mail_owed\))|from unnest\(\$1::uuid\[\]\) with ordinality as wanted/;
+const WORKER_TEXT =
+  /^(with owed as \(|update mail\b|select case when exists \(select from ticket where mail_owed\)|update webhook_delivery\b|select exists \(select 1 from webhook_subscription\)|select extract\(epoch from min\(next_attempt_at\) - now\(\)\)::float8 as seconds\s+from webhook_delivery)|from unnest\(\$1::uuid\[\]\) with ordinality as wanted/;
+const WORKER_NAME = /^(mail_worker_|webhook_(take_due|record_attempt|next_due|any_subscription)$)/;
 
 export async function statementsSentBy<T>(
   send: () => Promise<T>,
@@ -23,10 +25,9 @@ export async function statementsSentBy<T>(
   ) {
     const sent = args[0] as string | { text: string; name?: string };
     const text = typeof sent === 'string' ? sent : sent.text;
-    // The mail worker's own statements (src/mail/outbox.ts, mail.service.ts) run beside requests, woken by a
-    // sale: known by name, or by text behind a pooler, where statements go unnamed.
-    const worker =
-      typeof sent !== 'string' && (sent.name?.startsWith('mail_worker_') || MAIL_WORKER_TEXT.test(text));
+    // The workers' own statements (src/mail/, src/webhooks/dispatcher.ts) run beside requests, woken by a
+    // sale or a change: known by name, or by text behind a pooler, where statements go unnamed.
+    const worker = typeof sent !== 'string' && (WORKER_NAME.test(sent.name ?? '') || WORKER_TEXT.test(text));
     if (!worker) statements.push(text);
     return (query as (...args: unknown[]) => unknown).apply(this, args);
   } as typeof query);

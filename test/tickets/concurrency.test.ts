@@ -11,6 +11,7 @@ import {
   basic,
   eventBody,
   STAFF,
+  served,
   startMuseum,
   type TestMuseum,
   upcomingOpenDay,
@@ -170,12 +171,14 @@ describe('Idempotency-Key across a restart', () => {
     await (dataDir ? first.close() : first.deps.db.close());
 
     const config = loadConfig({ ...databaseEnv, LOG_LEVEL: 'silent' });
-    const second = await openMuseum(config, {
-      logger: recordedLogger(createLogger('silent')),
-      announce: () => {},
-    });
+    const second = await served(
+      await openMuseum(config, {
+        logger: recordedLogger(createLogger('silent')),
+        announce: () => {},
+      }),
+    );
     try {
-      const response = await second.app.fetch('http://museum.test/tickets', {
+      const response = await second.fetch('http://museum.test/tickets', {
         method: 'POST',
         headers: {
           ...headers,

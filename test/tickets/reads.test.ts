@@ -72,7 +72,7 @@ describe('GET /tickets/{ticketId}/qr', () => {
 
   it('is a PNG whose QR code reads back as the confirmation code', async () => {
     for (const ticket of [general, eventTicket]) {
-      const response = await museum.app.fetch(`http://museum.test/tickets/${ticket.ticketId}/qr`, {
+      const response = await museum.fetch(`http://museum.test/tickets/${ticket.ticketId}/qr`, {
         headers: { authorization: `Basic ${Buffer.from('visitor:visitor-password').toString('base64')}` },
       });
       expect(response.status).toBe(200);

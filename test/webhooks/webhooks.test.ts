@@ -475,7 +475,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('several instances (PostgreSQL)'
       const hooks = await receiver();
       await subscribe(hooks.url);
       // Both instances hear of every change and race for each message.
-      const instances = [museum.app, second.app];
+      const instances = [museum, second];
       const created = await Promise.all(
         Array.from({ length: 20 }, (_, n) =>
           instances[n % 2]!.fetch('http://museum.test/special-events', {
