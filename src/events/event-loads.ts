@@ -1,7 +1,8 @@
-// What the graph's edges read of events, batched per request (src/graphql/batch.ts): every event a level of a
-// query needs, whatever the size of the page above it, comes in one statement.
+// What the graph's edges read of events, batched per request (src/common/batch.ts, by dataloader): every
+// event a level of a query needs, whatever the size of the page above it, comes in one statement.
+
+import { loadBatched } from '../common/batch.ts';
 import { type Queryable, statement } from '../db/sql.ts';
-import { loadBatched } from '../graphql/batch.ts';
 import {
   EVENT_COLUMNS,
   type EventDateAvailability,

@@ -1,10 +1,10 @@
 // What each visitor category pays for an event (src/prices holds the price list itself).
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { loadBatched } from '../common/batch.ts';
 import { invalid } from '../common/errors.ts';
 import { toMinorUnits } from '../common/money.ts';
 import { type Queryable, statement } from '../db/sql.ts';
-import { loadBatched } from '../graphql/batch.ts';
 import { PriceCategory } from '../prices/price-category.entity.ts';
 import type { EventPriceInput } from '../prices/prices.rules.ts';
 import { EventPrice, type SpecialEvent } from './event.entity.ts';

@@ -1,6 +1,6 @@
+import { loadBatched } from '../common/batch.ts';
 import { invalidField } from '../common/errors.ts';
 import { type Queryable, type Sql, statement } from '../db/sql.ts';
-import { loadBatched } from '../graphql/batch.ts';
 import {
   type DayEntrySlotsInput,
   type EntrySlotsInput,

@@ -1,9 +1,9 @@
-// What the graph's edges read of tickets, batched per request (src/graphql/batch.ts).
+// What the graph's edges read of tickets, batched per request (src/common/batch.ts, by dataloader).
 import type { Principal } from '../accounts/authenticator.ts';
+import { loadBatched } from '../common/batch.ts';
 import { invalidField } from '../common/errors.ts';
 import { type ListPage, offsetOf, type Page } from '../common/pagination.ts';
 import { type Queryable, statement } from '../db/sql.ts';
-import { loadBatched } from '../graphql/batch.ts';
 import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 import { readsAnyTicket, TICKET_VIEW_JSON, type TicketView } from './ticket-view.ts';
 
