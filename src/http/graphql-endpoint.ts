@@ -62,19 +62,9 @@ interface Negotiation {
   mediaType: RegularType | null;
 }
 
-// Clients send a handful of distinct Accept headers, each again and again: each is read once.
-const NEGOTIATIONS_KEPT = 64;
-const negotiations = new Map<string | null, Negotiation>();
-
 function negotiate(accept: string | null): Negotiation {
-  let found = negotiations.get(accept);
-  if (!found) {
-    const accepted = acceptedTypes(accept);
-    found = { stream: wantsStream(accepted), mediaType: regularType(accepted) };
-    if (negotiations.size >= NEGOTIATIONS_KEPT) negotiations.clear();
-    negotiations.set(accept, found);
-  }
-  return found;
+  const accepted = acceptedTypes(accept);
+  return { stream: wantsStream(accepted), mediaType: regularType(accepted) };
 }
 
 export interface GraphQLEndpointOptions {
