@@ -61,6 +61,13 @@ export const requestError = (
   headers?: Record<string, string>,
 ) => new GraphQLError(message, { extensions: { code, http: { status, ...(headers ? { headers } : {}) } } });
 
+/** The hash Apollo Client's persisted-query link sends in place of the document (`extensions.persistedQuery`). */
+function persistedQueryHash(extensions: unknown): unknown {
+  if (typeof extensions !== 'object' || extensions === null) return undefined;
+  const persisted = (extensions as { persistedQuery?: { sha256Hash?: unknown } }).persistedQuery;
+  return typeof persisted === 'object' && persisted !== null ? persisted.sha256Hash : undefined;
+}
+
 const typeOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
 /**
@@ -76,7 +83,9 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
   const { getEnveloped, mask, tokenCheck, trustedDocuments } = options;
   /** The document's text and whether it is trusted, from the parameters; throws a refusal. */
   function sourceOf(params: OperationParams): { query: string; trusted: boolean } {
-    const { query, documentId } = params;
+    const { query } = params;
+    // Relay and Codegen's clients send `documentId`; Apollo Client's persisted-query link, the hash alone.
+    const documentId = params.documentId ?? persistedQueryHash(params.extensions);
     if (query == null && documentId != null && trustedDocuments) {
       if (typeof documentId !== 'string') throw requestError('documentId must be a string', 400);
       const document = trustedDocuments.get(documentId.replace(/^sha256:/, ''));
