@@ -11,6 +11,7 @@ import {
   parse,
   validate,
 } from 'graphql';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../src/accounts/account.entity.ts';
 import { hashPassword } from '../src/accounts/passwords.ts';
@@ -20,6 +21,7 @@ import { BODY_LIMIT_BYTES } from '../src/protocol/request.ts';
 import { routes } from '../src/rest/routes.ts';
 import {
   basic,
+  directTestUrl,
   eventBody,
   STAFF,
   startMuseum,
@@ -765,10 +767,15 @@ describe('a database that goes away', () => {
     const authorization = basic(STAFF.name, STAFF.password);
     // Verified once while the database was there, so the request reaches the operation itself.
     expect((await call(doomed, 'GET', '/special-events', { authorization })).status).toBe(200);
-    // Embedded: the database process is gone. PostgreSQL: the pool would reconnect, so the database itself
-    // is dropped under the running app.
-    if (doomed.databaseUrl) await doomed.close();
-    else await doomed.deps.db.close();
+    // The database goes away under the running server. Embedded: its process is gone. PostgreSQL: the pool
+    // would reconnect, so the database itself is dropped.
+    await doomed.deps.db.close();
+    if (doomed.databaseUrl) {
+      const admin = new pg.Client({ connectionString: directTestUrl() });
+      await admin.connect();
+      await admin.query(`drop database ${new URL(doomed.databaseUrl).pathname.slice(1)} with (force)`);
+      await admin.end();
+    }
     try {
       for (const [method, path, body] of [
         ['GET', '/special-events', undefined],
