@@ -24,7 +24,7 @@ builder.mutationField('checkIn', (t) =>
     description:
       "Admits a ticket at the door (gate and staff accounts): valid today (the museum's time zone), not cancelled, not yet checked in. Answers the ticket, now used, with checkedInAt. A timed ticket is admitted from MUSEUM_ENTRY_GRACE_MINUTES before its entry slot starts until as long after it ends. Refused: CONFLICT (already checked in at …; not valid today …; too early: …; too late: …; cancelled) or NOT_FOUND (no such code). Of concurrent scans of one ticket, on any number of instances, exactly one is admitted.",
     authScopes: { gate: true, staff: true },
-    args: { input: t.arg({ type: CheckInInput }) },
+    args: { input: t.arg({ type: CheckInInput, description: 'The code the scanner read.' }) },
     resolve: (_root, { input }, { deps, principal }) =>
       withinArgument('input', () =>
         checkInAtGate(deps.db.sql, principal!, input.confirmationCode, scanTime(deps), {

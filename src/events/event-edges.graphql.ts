@@ -14,7 +14,7 @@ const EventDateAvailabilityType = builder
   .implement({
     description: 'How many tickets one date of an event has left, exact at the time of reading.',
     fields: (t) => ({
-      date: t.expose('date', { type: 'Date' }),
+      date: t.expose('date', { type: 'Date', description: 'The event date, YYYY-MM-DD.' }),
       capacity: t.exposeInt('capacity', {
         nullable: true,
         description: 'Tickets per event date; null: unlimited.',
@@ -92,7 +92,7 @@ builder.queryField('specialEventAvailability', (t) =>
     description:
       'What specialEvent(eventId) { availability } answers; null when there is no such event (REST: GET /special-events/{eventId}/availability).',
     authScopes: { visitor: true },
-    args: { eventId: t.arg({ type: 'UUID' }) },
+    args: { eventId: t.arg({ type: 'UUID', description: 'Identifier of the special event.' }) },
     extensions: { listSize: 10 },
     // Every event has a date: no dates means no such event.
     resolve: async (_root, { eventId }, { deps, shared }) => {

@@ -185,7 +185,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One event, or null when there is no such event (or it was deleted).',
     authScopes: { visitor: true },
-    args: { eventId: t.arg({ type: 'UUID' }) },
+    args: { eventId: t.arg({ type: 'UUID', description: 'Identifier of the special event.' }) },
     resolve: (_root, { eventId }, { deps }) => getEvent(deps.db.sql, eventId),
   }),
 }));
@@ -195,7 +195,7 @@ builder.mutationField('createSpecialEvent', (t) =>
     type: SpecialEventType,
     description: 'Creates a special event (staff only).',
     authScopes: { staff: true },
-    args: { input: t.arg({ type: CreateSpecialEventInput }) },
+    args: { input: t.arg({ type: CreateSpecialEventInput, description: 'The new event.' }) },
     resolve: (_root, { input }, { deps }) => createEvent(deps.db.fork(), input, deps.feed),
   }),
 );
@@ -222,8 +222,11 @@ builder.mutationFields((t) => ({
       'Changes some fields of a special event (staff only) and returns the whole event. An unknown or deleted event is a NOT_FOUND error.',
     authScopes: { staff: true },
     args: {
-      eventId: t.arg({ type: 'UUID' }),
-      input: t.arg({ type: UpdateSpecialEventInput }),
+      eventId: t.arg({ type: 'UUID', description: 'Identifier of the event to change.' }),
+      input: t.arg({
+        type: UpdateSpecialEventInput,
+        description: 'The fields to change and their new values.',
+      }),
       ifMatch: t.arg.string({ required: false, description: IF_MATCH_DESCRIPTION }),
     },
     // The validation plugin has checked input against eventChangesSchema: no field is null.
@@ -235,7 +238,7 @@ builder.mutationFields((t) => ({
       'Deletes a special event (staff only): it disappears from every read and its sold tickets become cancelled. Returns true; an unknown or already deleted event is a NOT_FOUND error.',
     authScopes: { staff: true },
     args: {
-      eventId: t.arg({ type: 'UUID' }),
+      eventId: t.arg({ type: 'UUID', description: 'Identifier of the event to delete.' }),
       ifMatch: t.arg.string({ required: false, description: IF_MATCH_DESCRIPTION }),
     },
     resolve: (_root, { eventId, ifMatch }, { deps }) => deleteEvent(deps.db.fork(), eventId, ifMatch),

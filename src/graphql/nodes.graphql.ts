@@ -41,7 +41,7 @@ builder.queryFields((t) => ({
     description:
       "The object a global id names, as its own root field would show it to you: null when there is none you may see (someone else's ticket, as `ticket(ticketId)`), or the id names nothing.",
     authScopes: { authenticated: true },
-    args: { id: t.arg.id() },
+    args: { id: t.arg.id({ description: 'A global id, as the `id` field of an object answers it.' }) },
     resolve: (_root, { id }, context) => findNode(String(id), context),
   }),
   nodes: t.field({
@@ -49,7 +49,11 @@ builder.queryFields((t) => ({
     nullable: { list: false, items: true },
     description: `The objects of at most ${MAX_PAGE_SIZE} global ids, in their order, each as node(id) answers it.`,
     authScopes: { authenticated: true },
-    args: { ids: t.arg.idList() },
+    args: {
+      ids: t.arg.idList({
+        description: `At most ${MAX_PAGE_SIZE} global ids, as the \`id\` fields of objects answer them.`,
+      }),
+    },
     validate: z.object({
       ids: z.array(z.unknown()).max(MAX_PAGE_SIZE, `must hold at most ${MAX_PAGE_SIZE} ids`),
     }),

@@ -57,7 +57,7 @@ const EntrySlotSettingsType = builder.objectRef<SlotSettings>('EntrySlotSettings
 const DayEntrySlotsType = builder.objectRef<DaySlotSettings>('DayEntrySlots').implement({
   description: 'The timed entry that applies on one date.',
   fields: (t) => ({
-    date: t.expose('date', { type: 'Date' }),
+    date: t.expose('date', { type: 'Date', description: 'The date the timed entry applies to, YYYY-MM-DD.' }),
     minutes: t.exposeInt('minutes', { nullable: true, description: SLOT_SETTINGS_FIELDS.minutes }),
     capacity: t.exposeInt('capacity', { nullable: true, description: SLOT_SETTINGS_FIELDS.capacity }),
     regular: t.exposeBoolean('regular', {
@@ -115,7 +115,7 @@ const SetDayEntrySlotsInput = builder.inputType('SetDayEntrySlotsInput', {
   description:
     "Timed entry for one date: its own slots (minutes and capacity; they must fit the day's opening hours), none that day (minutes: null), or regular: true (the museum's again).",
   fields: (t) => ({
-    date: t.field({ type: 'Date' }),
+    date: t.field({ type: 'Date', description: 'The date to set, YYYY-MM-DD.' }),
     minutes: t.int({
       required: false,
       description: `${MIN_SLOT_MINUTES} to ${MAX_SLOT_MINUTES}; null: none that day.`,
@@ -124,7 +124,11 @@ const SetDayEntrySlotsInput = builder.inputType('SetDayEntrySlotsInput', {
       required: false,
       description: 'Tickets per slot, 0 to 1000000; required with minutes.',
     }),
-    regular: t.boolean({ required: false }),
+    regular: t.boolean({
+      required: false,
+      description:
+        "True: the museum's timed entry applies to the date again; leave out minutes and capacity.",
+    }),
   }),
   validate: dayEntrySlotsSchema,
 });
@@ -135,14 +139,16 @@ builder.mutationFields((t) => ({
     description:
       'Switches timed entry on (or off) for the museum (staff only). Tickets sold before keep their entry times.',
     authScopes: { staff: true },
-    args: { input: t.arg({ type: SetEntrySlotsInput }) },
+    args: { input: t.arg({ type: SetEntrySlotsInput, description: "The museum's new timed entry." }) },
     resolve: (_root, { input }, { deps }) => setMuseumSlots(deps.db.sql, input as EntrySlotsInput),
   }),
   setDayEntrySlots: t.field({
     type: DayEntrySlotsType,
     description: "Gives one date its own timed entry, none, or the museum's again (staff only).",
     authScopes: { staff: true },
-    args: { input: t.arg({ type: SetDayEntrySlotsInput }) },
+    args: {
+      input: t.arg({ type: SetDayEntrySlotsInput, description: 'The date and its new timed entry.' }),
+    },
     resolve: (_root, { input }, { deps }) =>
       withinArgument('input', () => setDaySlots(deps.db.sql, input as DayEntrySlotsInput)),
   }),

@@ -7,7 +7,7 @@ import { generalRemaining } from '../tickets/ticket-loads.ts';
 import {
   type DayHoursInput,
   dayHoursSchema,
-  WEEKDAYS,
+  type Weekday,
   type WeeklyHoursInput,
   weeklyHoursSchema,
 } from './hours.rules.ts';
@@ -72,26 +72,41 @@ builder.queryField('museumHours', (t) =>
 
 export const WeekdayEnum = builder.enumType('Weekday', {
   description: 'A day of the week.',
-  values: WEEKDAYS,
+  values: {
+    monday: { value: 'monday', description: 'Monday (ISO weekday 1).' },
+    tuesday: { value: 'tuesday', description: 'Tuesday (ISO weekday 2).' },
+    wednesday: { value: 'wednesday', description: 'Wednesday (ISO weekday 3).' },
+    thursday: { value: 'thursday', description: 'Thursday (ISO weekday 4).' },
+    friday: { value: 'friday', description: 'Friday (ISO weekday 5).' },
+    saturday: { value: 'saturday', description: 'Saturday (ISO weekday 6).' },
+    sunday: { value: 'sunday', description: 'Sunday (ISO weekday 7).' },
+  } as const satisfies Record<Weekday, { value: Weekday; description: string }>,
 });
+
+const TIME_OPEN_INPUT = "Opening time, HH:MM, in the museum's time zone; before timeClose.";
+const TIME_CLOSE_INPUT = "Closing time, HH:MM, in the museum's time zone; after timeOpen.";
 
 export const WeekdayHoursType = builder.objectRef<WeekdayHours>('WeekdayHours').implement({
   description: 'Regular hours of one weekday.',
   fields: (t) => ({
-    weekday: t.expose('weekday', { type: WeekdayEnum }),
+    weekday: t.expose('weekday', { type: WeekdayEnum, description: 'The weekday these hours apply to.' }),
     timeOpen: t.expose('timeOpen', { type: 'LocalTime', nullable: true, description: 'Null when closed.' }),
     timeClose: t.expose('timeClose', { type: 'LocalTime', nullable: true, description: 'Null when closed.' }),
-    closed: t.exposeBoolean('closed'),
+    closed: t.exposeBoolean('closed', {
+      description: 'True when the museum is closed all day on this weekday; the times are then null.',
+    }),
   }),
 });
 
 export const DayScheduleType = builder.objectRef<DaySchedule>('DaySchedule').implement({
   description: 'The hours that apply on one date.',
   fields: (t) => ({
-    date: t.expose('date', { type: 'Date' }),
+    date: t.expose('date', { type: 'Date', description: 'The date the hours apply to, YYYY-MM-DD.' }),
     timeOpen: t.expose('timeOpen', { type: 'LocalTime', nullable: true, description: 'Null when closed.' }),
     timeClose: t.expose('timeClose', { type: 'LocalTime', nullable: true, description: 'Null when closed.' }),
-    closed: t.exposeBoolean('closed'),
+    closed: t.exposeBoolean('closed', {
+      description: 'True when the museum is closed all day on this date; the times are then null.',
+    }),
     regular: t.exposeBoolean('regular', {
       description: "True when the weekday's regular hours apply; false when the date has hours of its own.",
     }),
@@ -101,16 +116,32 @@ export const DayScheduleType = builder.objectRef<DaySchedule>('DaySchedule').imp
 const WeekdayHoursInput = builder.inputType('WeekdayHoursInput', {
   description: 'Hours of one weekday: both times (timeOpen before timeClose), or closed: true.',
   fields: (t) => ({
-    weekday: t.field({ type: WeekdayEnum }),
-    timeOpen: t.field({ type: 'LocalTime', required: false }),
-    timeClose: t.field({ type: 'LocalTime', required: false }),
-    closed: t.boolean({ required: false }),
+    weekday: t.field({ type: WeekdayEnum, description: 'The weekday to set; each at most once in days.' }),
+    timeOpen: t.field({
+      type: 'LocalTime',
+      required: false,
+      description: `${TIME_OPEN_INPUT} Required unless closed is true.`,
+    }),
+    timeClose: t.field({
+      type: 'LocalTime',
+      required: false,
+      description: `${TIME_CLOSE_INPUT} Required unless closed is true.`,
+    }),
+    closed: t.boolean({
+      required: false,
+      description: 'True: the museum is closed all day on this weekday; leave out both times.',
+    }),
   }),
 });
 
 export const SetWeeklyHoursInput = builder.inputType('SetWeeklyHoursInput', {
   description: 'New regular hours for 1 to 7 distinct weekdays; weekdays not listed keep their hours.',
-  fields: (t) => ({ days: t.field({ type: [WeekdayHoursInput] }) }),
+  fields: (t) => ({
+    days: t.field({
+      type: [WeekdayHoursInput],
+      description: 'The weekdays to change with their new hours: 1 to 7, each weekday at most once.',
+    }),
+  }),
   validate: weeklyHoursSchema,
 });
 
@@ -118,11 +149,25 @@ export const SetDayHoursInput = builder.inputType('SetDayHoursInput', {
   description:
     "Hours of one date: both times (special hours), closed: true (e.g. a holiday), or regular: true (remove what was set for the date, so its weekday's hours apply).",
   fields: (t) => ({
-    date: t.field({ type: 'Date' }),
-    timeOpen: t.field({ type: 'LocalTime', required: false }),
-    timeClose: t.field({ type: 'LocalTime', required: false }),
-    closed: t.boolean({ required: false }),
-    regular: t.boolean({ required: false }),
+    date: t.field({ type: 'Date', description: 'The date to set, YYYY-MM-DD.' }),
+    timeOpen: t.field({
+      type: 'LocalTime',
+      required: false,
+      description: `${TIME_OPEN_INPUT} Required unless closed or regular is true.`,
+    }),
+    timeClose: t.field({
+      type: 'LocalTime',
+      required: false,
+      description: `${TIME_CLOSE_INPUT} Required unless closed or regular is true.`,
+    }),
+    closed: t.boolean({
+      required: false,
+      description: 'True: the museum is closed all day on this date (e.g. a holiday); leave out both times.',
+    }),
+    regular: t.boolean({
+      required: false,
+      description: "True: its weekday's hours apply to the date again; leave out the times and closed.",
+    }),
   }),
   validate: dayHoursSchema,
 });
@@ -133,7 +178,9 @@ builder.mutationFields((t) => ({
     description:
       'Changes the regular weekly hours (staff only); answers the whole week, Monday to Sunday. Applies at once to museumHours and to ticket sales.',
     authScopes: { staff: true },
-    args: { input: t.arg({ type: SetWeeklyHoursInput }) },
+    args: {
+      input: t.arg({ type: SetWeeklyHoursInput, description: 'The weekdays to change and their new hours.' }),
+    },
     // The validation plugin has checked input against weeklyHoursSchema.
     resolve: (_root, { input }, { deps }) => setWeeklyHours(deps.db.fork(), input as WeeklyHoursInput),
   }),
@@ -142,7 +189,7 @@ builder.mutationFields((t) => ({
     description:
       "Sets special hours for one date, closes it, or (regular: true) returns it to its weekday's hours (staff only). Applies at once to museumHours and to ticket sales.",
     authScopes: { staff: true },
-    args: { input: t.arg({ type: SetDayHoursInput }) },
+    args: { input: t.arg({ type: SetDayHoursInput, description: 'The date and its new hours.' }) },
     // The validation plugin has checked input against dayHoursSchema.
     resolve: (_root, { input }, { deps }) => setDayHours(deps.db.fork(), input as DayHoursInput),
   }),

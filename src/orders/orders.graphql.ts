@@ -21,12 +21,15 @@ export const OrderType = builder.objectRef<OrderView>('Order').implement({
   interfaces: [NodeInterface],
   fields: (t) => ({
     id: t.id({ description: 'Global id (Node).', resolve: (order) => globalId('Order', order.orderId) }),
-    orderId: t.expose('orderId', { type: 'UUID' }),
+    orderId: t.expose('orderId', {
+      type: 'UUID',
+      description: "The order's id, as order(orderId), cancelOrder and resendTickets take it.",
+    }),
     email: t.exposeString('email', {
       nullable: true,
       description: "Where the tickets are sent; null once the buyer's address was erased (eraseBuyerData).",
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was placed.' }),
     total: t.float({
       description: 'What its tickets cost when they were sold, all of them: the sum of their prices.',
       resolve: (order) => toAmount(order.tickets.reduce((sum, ticket) => sum + ticket.price, 0)),
@@ -37,6 +40,7 @@ export const OrderType = builder.objectRef<OrderView>('Order').implement({
     }),
     status: t.field({
       type: OrderStatusEnum,
+      description: 'Where it stands; confirmed for an order that never waited for payment.',
       resolve: (order) => order.status ?? 'confirmed',
     }),
     expiresAt: t.field({
@@ -75,7 +79,10 @@ export const OrderType = builder.objectRef<OrderView>('Order').implement({
 const OrderLineInput = builder.inputType('OrderLineInput', {
   description: '`quantity` tickets of one kind for one date (and event).',
   fields: (t) => ({
-    ticketType: t.field({ type: TicketKindEnum }),
+    ticketType: t.field({
+      type: TicketKindEnum,
+      description: "What the line's tickets are for: general entry, or a special event (then eventId).",
+    }),
     ticketDate: t.field({ type: 'Date', description: 'Today or later (museum time zone).' }),
     eventId: t.field({
       type: 'UUID',
@@ -91,7 +98,10 @@ export const PlaceOrderInput = builder.inputType('PlaceOrderInput', {
   description: `An order: 1 to ${MAX_ORDER_LINES} lines, at most ${MAX_ORDER_TICKETS} tickets in all, sold whole or not at all.`,
   fields: (t) => ({
     email: t.field({ type: 'EmailAddress', description: 'Where the tickets are sent.' }),
-    lines: t.field({ type: [OrderLineInput] }),
+    lines: t.field({
+      type: [OrderLineInput],
+      description: `1 to ${MAX_ORDER_LINES} lines; the order's tickets come back in the order of the lines.`,
+    }),
   }),
   validate: placeOrderSchema,
 });
@@ -102,7 +112,7 @@ builder.mutationFields((t) => ({
     description:
       "Buys the tickets of every line in one transaction: all of them, or (a line sold out: CONFLICT naming input.lines[i]) none. With MUSEUM_PAYMENTS=stripe a visitor's order is pending: its seats are held until expiresAt and it is paid at checkoutUrl (UNAVAILABLE, nothing held, when Stripe cannot be reached); staff orders are confirmed at once. Idempotency-Key works as for buyMuseumTickets.",
     authScopes: { visitor: true },
-    args: { input: t.arg({ type: PlaceOrderInput }) },
+    args: { input: t.arg({ type: PlaceOrderInput, description: 'The order to place.' }) },
     resolve: async (_root, { input }, { deps, principal, idempotencyKey }) => {
       const options = purchaseOptions(deps, idempotencyKey, principal!);
       const order = await withinArgument('input', () => placeOrder(deps.db.sql, principal!, input, options));
@@ -113,7 +123,7 @@ builder.mutationFields((t) => ({
     type: EmailDeliveryType,
     description: `Queues a fresh copy of the mail of a confirmed order's tickets, with their QR codes and calendar entry, to the order's email: its owner or staff (NOT_FOUND for anyone else; CONFLICT for an order that is not confirmed), at most ${RESENDS_PER_HOUR} an hour per order (then TOO_MANY_REQUESTS with Retry-After). Answers the copy's delivery, pending.`,
     authScopes: { visitor: true },
-    args: { orderId: t.arg({ type: 'UUID' }) },
+    args: { orderId: t.arg({ type: 'UUID', description: "The order's id (Order.orderId)." }) },
     resolve: async (_root, { orderId }, { deps, principal }) => {
       const delivery = await resendTickets(deps.db.sql, principal!, orderId);
       deps.mail?.wake();
@@ -124,7 +134,7 @@ builder.mutationFields((t) => ({
     description:
       'Cancels every ticket of an order under the rules of cancelTicket, all or none (CONFLICT naming the ticket that stands in the way); what was paid for them is refunded through Stripe, once. A pending order gives up its held seats and its Checkout Session. True, also when it was cancelled already; NOT_FOUND for an order that is not yours.',
     authScopes: { visitor: true },
-    args: { orderId: t.arg({ type: 'UUID' }) },
+    args: { orderId: t.arg({ type: 'UUID', description: "The order's id (Order.orderId)." }) },
     resolve: async (_root, { orderId }, { deps, principal }) => {
       const givenBack = await cancelOrderTickets(deps.db.sql, principal!, orderId, deps.clock.today());
       deps.payments?.givenBack(givenBack);
@@ -140,7 +150,7 @@ builder.queryField('order', (t) =>
     nullable: true,
     description: "An order of yours (staff: anyone's); null when there is none you may see.",
     authScopes: { visitor: true },
-    args: { orderId: t.arg({ type: 'UUID' }) },
+    args: { orderId: t.arg({ type: 'UUID', description: "The order's id (Order.orderId)." }) },
     resolve: (_root, { orderId }, { deps, principal }) => getOrder(deps.db.sql, principal!, orderId),
   }),
 );

@@ -1,11 +1,20 @@
 import { notFound } from '../common/errors.ts';
 import { builder } from '../graphql/builder.ts';
-import { ORDER_STATUSES } from '../orders/order.entity.ts';
+import type { OrderStatus } from '../orders/order.entity.ts';
 
 export const OrderStatusEnum = builder.enumType('OrderStatus', {
   description:
     'pending: its seats are held while its buyer pays (until expiresAt); confirmed: sold; expired: the hold ran out and its seats were given back; cancelled: every ticket was given back; refunded: every ticket was given back and what was paid is refunded.',
-  values: ORDER_STATUSES,
+  values: {
+    pending: { value: 'pending', description: 'Its seats are held while its buyer pays, until expiresAt.' },
+    confirmed: { value: 'confirmed', description: 'Sold: paid, or placed without waiting for payment.' },
+    expired: { value: 'expired', description: 'The hold ran out unpaid; its seats were given back.' },
+    cancelled: { value: 'cancelled', description: 'Every ticket was given back.' },
+    refunded: {
+      value: 'refunded',
+      description: 'Every ticket was given back and what was paid is refunded.',
+    },
+  } satisfies Record<OrderStatus, { value: OrderStatus; description: string }>,
 });
 
 interface StripeEventReceipt {
@@ -16,7 +25,9 @@ interface StripeEventReceipt {
 const StripeEventReceiptType = builder.objectRef<StripeEventReceipt>('StripeEventReceipt').implement({
   description: "What a Stripe event did: Stripe needs only the 2xx; the outcome is for the operator's logs.",
   fields: (t) => ({
-    received: t.exposeBoolean('received'),
+    received: t.exposeBoolean('received', {
+      description: 'Always true: the event was verified and taken in (a bad signature is an error instead).',
+    }),
     outcome: t.exposeString('outcome', {
       description:
         'confirmed, confirmed_late (paid after its hold ended, its seats still free), refunded (paid too late: no seat left), expired, awaiting_payment, no_change, replayed (this event took effect before), unknown_session, ignored (a type the service does not act on).',

@@ -47,7 +47,12 @@ const PriceCategoryInput = builder.inputType('PriceCategoryInput', {
 
 export const SetPriceListInput = builder.inputType('SetPriceListInput', {
   description: `A whole new price list: 1 to ${MAX_CATEGORIES} categories, ${DEFAULT_CATEGORY} among them (the category of a purchase that names none).`,
-  fields: (t) => ({ categories: t.field({ type: [PriceCategoryInput] }) }),
+  fields: (t) => ({
+    categories: t.field({
+      type: [PriceCategoryInput],
+      description: 'Each category once, in the order priceList will answer them.',
+    }),
+  }),
   validate: priceListSchema,
 });
 
@@ -69,7 +74,7 @@ builder.mutationField('setPriceList', (t) =>
     description:
       'Replaces the price list (staff only; REST: PUT /prices). Tickets sold keep the category and price they were sold at. A category that an event still gives a price of its own cannot be left out (CONFLICT naming input.categories): change the event first.',
     authScopes: { staff: true },
-    args: { input: t.arg({ type: SetPriceListInput }) },
+    args: { input: t.arg({ type: SetPriceListInput, description: 'The whole new price list.' }) },
     // The validation plugin has checked input against priceListSchema.
     resolve: async (_root, { input }, { deps }) => ({
       currency: deps.config.currency,

@@ -3,11 +3,11 @@ import { toAmount } from '../common/money.ts';
 import { pageOf } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
 import { pageArgs, pageType } from '../graphql/pagination.ts';
-import { MAIL_KINDS } from '../mail/mail.entity.ts';
+import type { MailKind } from '../mail/mail.entity.ts';
 import { MailStatusEnum } from '../mail/mail.graphql.ts';
 import { OrderStatusEnum } from '../payments/payments.graphql.ts';
 import { TicketKindEnum, TicketStatusEnum } from '../tickets/tickets.graphql.ts';
-import { PRIVACY_REQUEST_KINDS, REQUESTERS } from './privacy.entity.ts';
+import type { PrivacyRequestKind, Requester } from './privacy.entity.ts';
 import {
   exportBuyerData,
   exportMyData,
@@ -25,32 +25,61 @@ const staffOnly = { staff: true } as const;
 const PrivacyRequestKindEnum = builder.enumType('PrivacyRequestKind', {
   description:
     'export: what is held was sent to who asked; erasure: an address was erased (eraseBuyerData); account_deletion: an account holder deleted their account and its data (deleteMyAccount); retention: the daily erasure of visits past MUSEUM_RETENTION_DAYS.',
-  values: PRIVACY_REQUEST_KINDS,
+  values: {
+    export: {
+      value: 'export',
+      description: 'What is held about an address or account was sent to who asked.',
+    },
+    erasure: {
+      value: 'erasure',
+      description: 'An address was erased everywhere it is held (eraseBuyerData).',
+    },
+    account_deletion: {
+      value: 'account_deletion',
+      description:
+        'An account holder deleted their account and the addresses of its orders (deleteMyAccount).',
+    },
+    retention: {
+      value: 'retention',
+      description: 'The daily erasure of visits older than MUSEUM_RETENTION_DAYS.',
+    },
+  } satisfies Record<PrivacyRequestKind, { value: PrivacyRequestKind; description: string }>,
 });
 
 const RequesterEnum = builder.enumType('PrivacyRequester', {
   description:
     'staff: a staff account; account_holder: the account the data is about; retention: the service itself.',
-  values: REQUESTERS,
+  values: {
+    staff: { value: 'staff', description: 'A staff account (accountId says which).' },
+    account_holder: { value: 'account_holder', description: 'The account the data is about (accountId).' },
+    retention: { value: 'retention', description: 'The service itself, on its daily retention run.' },
+  } satisfies Record<Requester, { value: Requester; description: string }>,
 });
 
 const MailKindEnum = builder.enumType('MailKind', {
   description:
     'tickets: the tickets with their QR codes and calendar entry; cancellation, refund, expired: what became of them.',
-  values: MAIL_KINDS,
+  values: {
+    tickets: { value: 'tickets', description: 'The tickets, with their QR codes and calendar entry.' },
+    cancellation: { value: 'cancellation', description: 'The tickets were cancelled and admit no one.' },
+    refund: { value: 'refund', description: 'What was paid for the order was refunded.' },
+    expired: { value: 'expired', description: 'The order was not paid in time; its tickets were released.' },
+  } satisfies Record<MailKind, { value: MailKind; description: string }>,
 });
 
 const PrivacyCountsType = builder.objectRef<PrivacyCounts>('PrivacyCounts').implement({
   description:
     'What a request covered: for an export, what it listed; for an erasure, what it removed personal data from.',
   fields: (t) => ({
-    orders: t.exposeInt('orders'),
-    tickets: t.exposeInt('tickets'),
+    orders: t.exposeInt('orders', { description: 'How many orders it listed or erased the address of.' }),
+    tickets: t.exposeInt('tickets', { description: 'How many tickets it listed or erased the address of.' }),
     mails: t.exposeInt('mails', { description: 'Mails of the outbox (sent, failed or owed).' }),
     idempotencyRecords: t.exposeInt('idempotencyRecords', {
       description: 'Stored answers of Idempotency-Key requests naming the address (deleted).',
     }),
-    accounts: t.exposeInt('accounts'),
+    accounts: t.exposeInt('accounts', {
+      description: 'How many accounts it deleted: 1 for an account deletion, else 0.',
+    }),
   }),
 });
 
@@ -58,52 +87,86 @@ const PrivacyRequestType = builder.objectRef<PrivacyRequestView>('PrivacyRequest
   description:
     'The record of an export or erasure of personal data: who asked, when, what it covered; never the address (a keyed hash of it finds the record again).',
   fields: (t) => ({
-    requestId: t.expose('requestId', { type: 'UUID' }),
-    kind: t.expose('kind', { type: PrivacyRequestKindEnum }),
-    requestedBy: t.expose('requestedBy', { type: RequesterEnum }),
+    requestId: t.expose('requestId', { type: 'UUID', description: 'Identifier of the request.' }),
+    kind: t.expose('kind', {
+      type: PrivacyRequestKindEnum,
+      description: 'What was done: an export, or which erasure.',
+    }),
+    requestedBy: t.expose('requestedBy', { type: RequesterEnum, description: 'Who asked for it.' }),
     accountId: t.expose('accountId', {
       type: 'UUID',
       nullable: true,
       description: 'The account that asked (it may have been deleted since); null for retention.',
     }),
-    requestedAt: t.expose('requestedAt', { type: 'DateTime' }),
+    requestedAt: t.expose('requestedAt', {
+      type: 'DateTime',
+      description: 'When it was done, RFC 3339 UTC.',
+    }),
     retentionDate: t.expose('retentionDate', {
       type: 'Date',
       nullable: true,
       description: "A retention run's museum day; null for any other request.",
     }),
-    counts: t.expose('counts', { type: PrivacyCountsType }),
+    counts: t.expose('counts', { type: PrivacyCountsType, description: 'What it covered, counted.' }),
   }),
 });
 
 const PersonalTicketType = builder.objectRef<PersonalTicket>('PersonalTicket').implement({
   description: 'A ticket as held, in an export.',
   fields: (t) => ({
-    ticketId: t.expose('ticketId', { type: 'UUID' }),
-    orderId: t.expose('orderId', { type: 'UUID', nullable: true }),
+    ticketId: t.expose('ticketId', { type: 'UUID', description: 'Identifier of the ticket.' }),
+    orderId: t.expose('orderId', {
+      type: 'UUID',
+      nullable: true,
+      description: 'The order it was bought in; null for a ticket bought on its own.',
+    }),
     email: t.exposeString('email', { nullable: true, description: 'Null once erased.' }),
-    ticketType: t.expose('ticketType', { type: TicketKindEnum }),
-    ticketDate: t.expose('ticketDate', { type: 'Date' }),
-    entryTime: t.expose('entryTime', { type: 'LocalTime', nullable: true }),
-    eventId: t.expose('eventId', { type: 'UUID', nullable: true }),
-    eventName: t.exposeString('eventName', { nullable: true }),
-    category: t.exposeString('category'),
+    ticketType: t.expose('ticketType', {
+      type: TicketKindEnum,
+      description: 'General entry or a special event.',
+    }),
+    ticketDate: t.expose('ticketDate', { type: 'Date', description: 'The museum day it admits on.' }),
+    entryTime: t.expose('entryTime', {
+      type: 'LocalTime',
+      nullable: true,
+      description: "A timed ticket's entry slot start; null for an untimed ticket.",
+    }),
+    eventId: t.expose('eventId', {
+      type: 'UUID',
+      nullable: true,
+      description: 'The special event it admits to; null for general entry.',
+    }),
+    eventName: t.exposeString('eventName', {
+      nullable: true,
+      description: "The special event's name; null for general entry.",
+    }),
+    category: t.exposeString('category', { description: 'The visitor category it was sold in.' }),
     price: t.float({ description: 'What it cost.', resolve: (ticket) => toAmount(ticket.price) }),
-    confirmationCode: t.exposeString('confirmationCode'),
-    status: t.expose('status', { type: TicketStatusEnum }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    checkedInAt: t.expose('checkedInAt', { type: 'DateTime', nullable: true }),
-    cancelledAt: t.expose('cancelledAt', { type: 'DateTime', nullable: true }),
+    confirmationCode: t.exposeString('confirmationCode', {
+      description: 'ticket-{type}-{6 hex}-{5 hex}, shown at the entrance.',
+    }),
+    status: t.expose('status', { type: TicketStatusEnum, description: 'Its status now.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was sold, RFC 3339 UTC.' }),
+    checkedInAt: t.expose('checkedInAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When a gate admitted it, RFC 3339 UTC; null until then.',
+    }),
+    cancelledAt: t.expose('cancelledAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was given back, RFC 3339 UTC; null if it was not.',
+    }),
   }),
 });
 
 const PersonalOrderType = builder.objectRef<PersonalOrder>('PersonalOrder').implement({
   description: 'An order as held, in an export.',
   fields: (t) => ({
-    orderId: t.expose('orderId', { type: 'UUID' }),
+    orderId: t.expose('orderId', { type: 'UUID', description: 'Identifier of the order.' }),
     email: t.exposeString('email', { nullable: true, description: 'Null once erased.' }),
-    status: t.expose('status', { type: OrderStatusEnum }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    status: t.expose('status', { type: OrderStatusEnum, description: 'Its status now.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was placed, RFC 3339 UTC.' }),
     total: t.float({ description: 'What its tickets cost.', resolve: (order) => toAmount(order.totalMinor) }),
     ticketIds: t.exposeStringList('ticketIds', { description: 'Its tickets, in its order.' }),
   }),
@@ -112,16 +175,31 @@ const PersonalOrderType = builder.objectRef<PersonalOrder>('PersonalOrder').impl
 const PersonalMailType = builder.objectRef<PersonalMail>('PersonalMail').implement({
   description: 'A mail to the buyer (sent, given up, or still owed), in an export.',
   fields: (t) => ({
-    mailId: t.expose('mailId', { type: 'UUID' }),
-    kind: t.expose('kind', { type: MailKindEnum }),
-    orderId: t.expose('orderId', { type: 'UUID', nullable: true }),
-    ticketIds: t.exposeStringList('ticketIds'),
+    mailId: t.expose('mailId', {
+      type: 'UUID',
+      description: "Identifier of the mail (a mail still owed by a ticket bought on its own: the ticket's).",
+    }),
+    kind: t.expose('kind', { type: MailKindEnum, description: 'What the mail is about.' }),
+    orderId: t.expose('orderId', {
+      type: 'UUID',
+      nullable: true,
+      description: 'The order it is about; null for a ticket bought on its own.',
+    }),
+    ticketIds: t.exposeStringList('ticketIds', { description: 'The tickets it is about.' }),
     recipient: t.exposeString('recipient', { nullable: true, description: 'Null once erased.' }),
-    status: t.expose('status', { type: MailStatusEnum }),
-    attempts: t.exposeInt('attempts'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    lastAttemptAt: t.expose('lastAttemptAt', { type: 'DateTime', nullable: true }),
-    sentAt: t.expose('sentAt', { type: 'DateTime', nullable: true }),
+    status: t.expose('status', { type: MailStatusEnum, description: 'How its sending went so far.' }),
+    attempts: t.exposeInt('attempts', { description: 'Times it was handed to the mail server so far.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was queued, RFC 3339 UTC.' }),
+    lastAttemptAt: t.expose('lastAttemptAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was last tried, RFC 3339 UTC; null before the first attempt.',
+    }),
+    sentAt: t.expose('sentAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the mail server took it, RFC 3339 UTC; null until then.',
+    }),
   }),
 });
 
@@ -130,10 +208,13 @@ const PersonalAccountType = builder
   .implement({
     description: 'An account as held (its password only as a hash, which is not exported).',
     fields: (t) => ({
-      accountId: t.expose('accountId', { type: 'UUID' }),
-      name: t.exposeString('name'),
-      role: t.expose('role', { type: RoleEnum }),
-      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      accountId: t.expose('accountId', { type: 'UUID', description: 'Identifier of the account.' }),
+      name: t.exposeString('name', { description: 'The name it signs in with.' }),
+      role: t.expose('role', { type: RoleEnum, description: 'What it may do.' }),
+      createdAt: t.expose('createdAt', {
+        type: 'DateTime',
+        description: 'When it was created, RFC 3339 UTC.',
+      }),
     }),
   });
 
@@ -141,7 +222,10 @@ const PersonalDataType = builder.objectRef<PersonalData>('PersonalData').impleme
   description:
     'Everything the museum holds about a buyer (by address) or an account (its own): GDPR articles 15 and 20.',
   fields: (t) => ({
-    exportedAt: t.expose('exportedAt', { type: 'DateTime' }),
+    exportedAt: t.expose('exportedAt', {
+      type: 'DateTime',
+      description: 'When the export was made (its requestedAt), RFC 3339 UTC.',
+    }),
     email: t.exposeString('email', { nullable: true, description: 'The address asked about (buyerData).' }),
     account: t.expose('account', {
       type: PersonalAccountType,
@@ -152,9 +236,12 @@ const PersonalDataType = builder.objectRef<PersonalData>('PersonalData').impleme
       description: 'ISO 4217 code of the prices and totals.',
       resolve: (_data, _args, { deps }) => deps.config.currency,
     }),
-    orders: t.expose('orders', { type: [PersonalOrderType] }),
-    tickets: t.expose('tickets', { type: [PersonalTicketType] }),
-    mails: t.expose('mails', { type: [PersonalMailType] }),
+    orders: t.expose('orders', { type: [PersonalOrderType], description: 'Its orders, oldest first.' }),
+    tickets: t.expose('tickets', { type: [PersonalTicketType], description: 'Its tickets, oldest first.' }),
+    mails: t.expose('mails', {
+      type: [PersonalMailType],
+      description: 'Its mails (sent, given up or still owed), oldest first.',
+    }),
     privacyRequests: t.expose('privacyRequests', {
       type: [PrivacyRequestType],
       description: 'Earlier requests about the same address or account (exports, erasures), oldest first.',
@@ -164,11 +251,13 @@ const PersonalDataType = builder.objectRef<PersonalData>('PersonalData').impleme
 
 const PrivacyRequestPageType = pageType('PrivacyRequestPage', PrivacyRequestType, {
   type: 'One page of the record of privacy requests, newest first.',
+  items: 'The requests of this page.',
+  total: 'How many requests there are over all pages.',
 });
 
 export const BuyerInput = builder.inputType('BuyerInput', {
   description: 'A buyer, by the address their tickets were sent to (matched without regard to case).',
-  fields: (t) => ({ email: t.field({ type: 'EmailAddress' }) }),
+  fields: (t) => ({ email: t.field({ type: 'EmailAddress', description: 'The address of the buyer.' }) }),
   validate: buyerSchema,
 });
 
@@ -178,7 +267,7 @@ builder.queryFields((t) => ({
     description:
       'Everything held about a buyer’s address: orders, tickets, mails and earlier requests (staff only). Recorded in privacyRequests.',
     authScopes: staffOnly,
-    args: { input: t.arg({ type: BuyerInput }) },
+    args: { input: t.arg({ type: BuyerInput, description: 'The buyer to export.' }) },
     resolve: (_root, { input }, { deps, principal }) =>
       exportBuyerData(deps.db.sql, deps.config.privacyKey, principal!, input.email),
   }),
@@ -195,7 +284,14 @@ builder.queryFields((t) => ({
     description:
       'The record of exports and erasures, newest first (staff only); with `email`, those about that address.',
     authScopes: staffOnly,
-    args: { email: t.arg({ type: 'EmailAddress', required: false }), ...pageArgs },
+    args: {
+      email: t.arg({
+        type: 'EmailAddress',
+        required: false,
+        description: 'Only the requests about this address (matched without regard to case).',
+      }),
+      ...pageArgs,
+    },
     validate: requestsSchema,
     resolve: (_root, args, { deps }) =>
       listPrivacyRequests(deps.db.sql, deps.config.privacyKey, args.email ?? null, pageOf(args)),
@@ -208,7 +304,7 @@ builder.mutationFields((t) => ({
     description:
       'Erases a buyer’s address everywhere it is held (tickets, orders, the mail outbox, stored answers), in one transaction (staff only). Tickets, amounts, check-ins and the sales report stay; valid tickets still admit, but nothing more is mailed. Answers the record of the erasure with what it counted; a second erasure counts zeros.',
     authScopes: staffOnly,
-    args: { input: t.arg({ type: BuyerInput }) },
+    args: { input: t.arg({ type: BuyerInput, description: 'The buyer to erase.' }) },
     resolve: (_root, { input }, { deps, principal }) =>
       eraseBuyerData(deps.db.sql, deps.config.privacyKey, principal!, input.email, deps.forgetMails),
   }),

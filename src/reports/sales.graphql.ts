@@ -9,7 +9,10 @@ const SalesRowType = builder.objectRef<SalesRow>('SalesRow').implement({
   description: 'The tickets of one visit date, ticket type, event and visitor category.',
   fields: (t) => ({
     date: t.expose('date', { type: 'Date', description: 'The visit date the tickets are for.' }),
-    ticketType: t.expose('ticketType', { type: TicketKindEnum }),
+    ticketType: t.expose('ticketType', {
+      type: TicketKindEnum,
+      description: 'Whether the tickets are general admission or for a special event.',
+    }),
     eventId: t.expose('eventId', {
       type: 'UUID',
       nullable: true,
@@ -49,8 +52,14 @@ const SalesReportType = builder.objectRef<SalesReport>('SalesReport').implement(
     currency: t.exposeString('currency', {
       description: 'ISO 4217 code of every revenue (MUSEUM_CURRENCY).',
     }),
-    startDate: t.expose('startDate', { type: 'Date' }),
-    endDate: t.expose('endDate', { type: 'Date' }),
+    startDate: t.expose('startDate', {
+      type: 'Date',
+      description: 'First visit date of the report, YYYY-MM-DD, as asked.',
+    }),
+    endDate: t.expose('endDate', {
+      type: 'Date',
+      description: 'Last visit date of the report, included, YYYY-MM-DD, as asked.',
+    }),
     rows: t.expose('rows', {
       type: [SalesRowType],
       // A day has a row per ticket type, event and category; query-cost.ts counts a typical month's worth

@@ -16,8 +16,9 @@ import { CATEGORY_DESCRIPTION } from '../prices/prices.graphql.ts';
 import { DEFAULT_CATEGORY } from '../prices/prices.rules.ts';
 import { cancelTicket } from './cancellation.ts';
 import { purchaseOptions } from './purchase-options.ts';
-import { TICKET_TYPES } from './ticket.entity.ts';
-import { getTicket, TICKET_STATUSES, type TicketView } from './ticket-view.ts';
+import type { TicketKind } from './ticket.entity.ts';
+import type { TicketStatus } from './ticket-view.ts';
+import { getTicket, type TicketView } from './ticket-view.ts';
 import { type BuyTicketsInput, buyTicketsSchema } from './tickets.rules.ts';
 import { buyTickets, type PurchaseOptions, type TicketConfirmation } from './tickets.service.ts';
 
@@ -25,6 +26,17 @@ type TicketFields = PothosSchemaTypes.ObjectFieldBuilder<
   PothosSchemaTypes.ExtendDefaultTypes<typeof builder.$inferSchemaTypes>,
   TicketConfirmation
 >;
+
+/** Descriptions of the fields a ticket and a purchase's confirmation share. */
+const TICKET_FIELD_DESCRIPTIONS = {
+  message: 'A line to show the buyer, by ticket type, e.g. "Museum general entry ticket purchased".',
+  ticketId: "The ticket's id, as ticket(ticketId) and GET /tickets/{ticketId}/qr take it.",
+  ticketType: 'What it admits to: general entry, or a special event (eventId).',
+  ticketDate: 'The day the ticket admits, YYYY-MM-DD.',
+  confirmationCode: 'ticket-{type}-{6 hex}-{5 hex}, shown at the entrance.',
+  eventId: 'The special event it admits to; null for a general ticket.',
+  eventName: "That special event's name; null for a general ticket.",
+};
 
 /** What a ticket cost and when it admits, on a ticket and on a purchase's confirmation alike. */
 const ticketPriceFields = (t: TicketFields) => ({
@@ -63,7 +75,10 @@ export const visitInputFields = (t: InputFields) => ({
 // A ticket's kind (`TicketKind`); GraphQL calls it TicketType, as the reference does.
 export const TicketKindEnum = builder.enumType('TicketType', {
   description: 'general: regular museum entry; event: a special event.',
-  values: TICKET_TYPES,
+  values: {
+    general: { value: 'general', description: 'Regular museum entry on an open day.' },
+    event: { value: 'event', description: 'Entry to a special event on one of its dates.' },
+  } satisfies Record<TicketKind, { value: TicketKind; description: string }>,
 });
 
 /** A purchase's answer: with its order's payment, when it waits for one (MUSEUM_PAYMENTS=stripe). */
@@ -79,15 +94,25 @@ export const MuseumTicketsConfirmationType = builder
   .implement({
     description: 'Details for a museum ticket after a successful purchase.',
     fields: (t) => ({
-      message: t.exposeString('message'),
-      ticketId: t.expose('ticketId', { type: 'UUID' }),
-      ticketType: t.expose('ticketType', { type: TicketKindEnum }),
-      ticketDate: t.expose('ticketDate', { type: 'Date' }),
-      confirmationCode: t.exposeString('confirmationCode', {
-        description: 'ticket-{type}-{6 hex}-{5 hex}, shown at the entrance.',
+      message: t.exposeString('message', { description: TICKET_FIELD_DESCRIPTIONS.message }),
+      ticketId: t.expose('ticketId', { type: 'UUID', description: TICKET_FIELD_DESCRIPTIONS.ticketId }),
+      ticketType: t.expose('ticketType', {
+        type: TicketKindEnum,
+        description: TICKET_FIELD_DESCRIPTIONS.ticketType,
       }),
-      eventId: t.expose('eventId', { type: 'UUID', nullable: true }),
-      eventName: t.exposeString('eventName', { nullable: true }),
+      ticketDate: t.expose('ticketDate', { type: 'Date', description: TICKET_FIELD_DESCRIPTIONS.ticketDate }),
+      confirmationCode: t.exposeString('confirmationCode', {
+        description: TICKET_FIELD_DESCRIPTIONS.confirmationCode,
+      }),
+      eventId: t.expose('eventId', {
+        type: 'UUID',
+        nullable: true,
+        description: TICKET_FIELD_DESCRIPTIONS.eventId,
+      }),
+      eventName: t.exposeString('eventName', {
+        nullable: true,
+        description: TICKET_FIELD_DESCRIPTIONS.eventName,
+      }),
       ...ticketPriceFields(t),
       orderId: t.field({
         type: 'UUID',
@@ -120,7 +145,10 @@ export const MuseumTicketsConfirmationType = builder
 export const BuyMuseumTicketsInput = builder.inputType('BuyMuseumTicketsInput', {
   description: 'A ticket purchase: general entry on an open day, or a special event on one of its dates.',
   fields: (t) => ({
-    ticketType: t.field({ type: TicketKindEnum }),
+    ticketType: t.field({
+      type: TicketKindEnum,
+      description: 'What the ticket is for: general entry, or a special event (then eventId).',
+    }),
     ticketDate: t.field({ type: 'Date', description: 'Today or later (museum time zone).' }),
     email: t.field({ type: 'EmailAddress', description: 'Where the ticket is sent.' }),
     eventId: t.field({
@@ -138,7 +166,7 @@ builder.mutationField('buyMuseumTickets', (t) =>
     type: MuseumTicketsConfirmationType,
     description: 'Buys a ticket for general entry or a special event.',
     authScopes: { visitor: true },
-    args: { input: t.arg({ type: BuyMuseumTicketsInput }) },
+    args: { input: t.arg({ type: BuyMuseumTicketsInput, description: 'The ticket to buy.' }) },
     resolve: (_root, { input }, { deps, principal, idempotencyKey }) => {
       const options = purchaseOptions(deps, idempotencyKey, principal!);
       return withinArgument('input', () =>
@@ -182,7 +210,15 @@ async function buyHeldTicket(
 export const TicketStatusEnum = builder.enumType('TicketStatus', {
   description:
     'valid: admits its holder on its date; used: checked in at the door; cancelled: given back, or its event was cancelled; pending: its order waits for payment, and it admits no one until then.',
-  values: TICKET_STATUSES,
+  values: {
+    valid: { value: 'valid', description: 'Paid and admitting: admits its holder on its date.' },
+    used: { value: 'used', description: 'Checked in at the door (checkedInAt); admits no one again.' },
+    cancelled: { value: 'cancelled', description: 'Given back, or its event was cancelled; admits no one.' },
+    pending: {
+      value: 'pending',
+      description: 'Its order waits for payment; admits no one until it is paid.',
+    },
+  } satisfies Record<TicketStatus, { value: TicketStatus; description: string }>,
 });
 
 export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
@@ -190,11 +226,16 @@ export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
   interfaces: [NodeInterface],
   fields: (t) => ({
     id: t.id({ description: 'Global id (Node).', resolve: (ticket) => globalId('Ticket', ticket.ticketId) }),
-    message: t.exposeString('message'),
-    ticketId: t.expose('ticketId', { type: 'UUID' }),
-    ticketType: t.expose('ticketType', { type: TicketKindEnum }),
-    ticketDate: t.expose('ticketDate', { type: 'Date' }),
-    confirmationCode: t.exposeString('confirmationCode'),
+    message: t.exposeString('message', { description: TICKET_FIELD_DESCRIPTIONS.message }),
+    ticketId: t.expose('ticketId', { type: 'UUID', description: TICKET_FIELD_DESCRIPTIONS.ticketId }),
+    ticketType: t.expose('ticketType', {
+      type: TicketKindEnum,
+      description: TICKET_FIELD_DESCRIPTIONS.ticketType,
+    }),
+    ticketDate: t.expose('ticketDate', { type: 'Date', description: TICKET_FIELD_DESCRIPTIONS.ticketDate }),
+    confirmationCode: t.exposeString('confirmationCode', {
+      description: TICKET_FIELD_DESCRIPTIONS.confirmationCode,
+    }),
     admissionCode: t.string({
       description:
         'What its QR code (GET /tickets/{ticketId}/qr) encodes: the confirmation code, once the ticket is paid; CONFLICT while its order waits for payment.',
@@ -204,9 +245,20 @@ export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
         return ticket.confirmationCode;
       },
     }),
-    eventId: t.expose('eventId', { type: 'UUID', nullable: true }),
-    eventName: t.exposeString('eventName', { nullable: true }),
-    status: t.expose('status', { type: TicketStatusEnum }),
+    eventId: t.expose('eventId', {
+      type: 'UUID',
+      nullable: true,
+      description: TICKET_FIELD_DESCRIPTIONS.eventId,
+    }),
+    eventName: t.exposeString('eventName', {
+      nullable: true,
+      description: TICKET_FIELD_DESCRIPTIONS.eventName,
+    }),
+    status: t.expose('status', {
+      type: TicketStatusEnum,
+      description:
+        'Whether it still admits: valid, used, cancelled, or pending (its order waits for payment).',
+    }),
     checkedInAt: t.expose('checkedInAt', {
       type: 'DateTime',
       nullable: true,
@@ -230,7 +282,7 @@ builder.queryField('ticket', (t) =>
     description:
       "A ticket of yours (staff and gate accounts: anyone's); null when there is none you may see.",
     authScopes: { visitor: true, gate: true },
-    args: { ticketId: t.arg({ type: 'UUID' }) },
+    args: { ticketId: t.arg({ type: 'UUID', description: "The ticket's id (Ticket.ticketId)." }) },
     resolve: (_root, { ticketId }, { deps, principal }) => getTicket(deps.db.sql, principal!, ticketId),
   }),
 );
@@ -240,7 +292,7 @@ builder.mutationField('resendTicket', (t) =>
     type: EmailDeliveryType,
     description: `Queues a fresh copy of the mail of a ticket with its QR code and calendar entry: its order's mail (as resendTickets), or its own for a ticket bought on its own. Its owner or staff (NOT_FOUND for anyone else; CONFLICT for a cancelled ticket or an order not confirmed), at most ${RESENDS_PER_HOUR} an hour (then TOO_MANY_REQUESTS with Retry-After).`,
     authScopes: { visitor: true },
-    args: { ticketId: t.arg({ type: 'UUID' }) },
+    args: { ticketId: t.arg({ type: 'UUID', description: "The ticket's id (Ticket.ticketId)." }) },
     resolve: async (_root, { ticketId }, { deps, principal }) => {
       const delivery = await resendTicket(deps.db.sql, principal!, ticketId);
       deps.mail?.wake();
@@ -254,7 +306,7 @@ builder.mutationField('cancelTicket', (t) =>
     description:
       'Gives a ticket back: its owner before its date, staff at any time; never once it was checked in, nor alone while its order waits for payment (CONFLICT). Its seat is sold again, and what was paid for it is refunded through Stripe, once; the ticket stays readable as cancelled. True, also when it was cancelled already; NOT_FOUND for a ticket that is not yours.',
     authScopes: { visitor: true },
-    args: { ticketId: t.arg({ type: 'UUID' }) },
+    args: { ticketId: t.arg({ type: 'UUID', description: "The ticket's id (Ticket.ticketId)." }) },
     resolve: async (_root, { ticketId }, { deps, principal }) => {
       const givenBack = await cancelTicket(deps.db.sql, principal!, ticketId, deps.clock.today());
       deps.payments?.givenBack(givenBack);

@@ -28,8 +28,11 @@ const WebhookSubscriptionType = builder.objectRef<WebhookSubscriptionView>('Webh
       extensions: { jsonSchema: { format: 'uuid' } },
     }),
     url: t.exposeString('url', { description: 'Where the messages are POSTed.' }),
-    description: t.exposeString('description', { nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    description: t.exposeString('description', {
+      nullable: true,
+      description: 'A note for people, as given when it was made; null without one.',
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was made, RFC 3339 UTC.' }),
   }),
 });
 
@@ -38,10 +41,16 @@ const NewWebhookSubscriptionType = builder
   .implement({
     description: 'A subscription just made, with its signing secret: the only time the secret is shown.',
     fields: (t) => ({
-      id: t.expose('id', { type: 'UUID' }),
-      url: t.exposeString('url'),
-      description: t.exposeString('description', { nullable: true }),
-      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      id: t.expose('id', {
+        type: 'UUID',
+        description: 'Its UUID, which names it to webhookSubscription and deleteWebhookSubscription.',
+      }),
+      url: t.exposeString('url', { description: 'Where the messages are POSTed.' }),
+      description: t.exposeString('description', {
+        nullable: true,
+        description: 'A note for people, as given; null without one.',
+      }),
+      createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was made, RFC 3339 UTC.' }),
       secret: t.exposeString('secret', {
         description:
           '`whsec_` and a base64 key: what the receiver verifies `webhook-signature` with (e.g. `new Webhook(secret).verify(body, headers)` of the standardwebhooks package).',
@@ -52,18 +61,22 @@ const NewWebhookSubscriptionType = builder
 const DeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
   description:
     'pending: not yet answered with a 2xx, attempts remain; delivered: a 2xx came back; failed: every attempt of the retry schedule failed.',
-  values: ['pending', 'delivered', 'failed'] as const satisfies readonly DeliveryStatus[],
+  values: {
+    pending: { value: 'pending', description: 'Not yet answered with a 2xx; attempts remain.' },
+    delivered: { value: 'delivered', description: 'A 2xx came back.' },
+    failed: { value: 'failed', description: 'Every attempt of the retry schedule failed.' },
+  } satisfies Record<DeliveryStatus, { value: DeliveryStatus; description: string }>,
 });
 
 const WebhookDeliveryType = builder.objectRef<WebhookDeliveryView>('WebhookDelivery').implement({
   description: 'One message to one subscription, and how its delivery went.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
+    id: t.expose('id', { type: 'UUID', description: 'Identifier of the delivery.' }),
     webhookId: t.exposeString('webhookId', {
       description: 'The `webhook-id` header: the same on every attempt; receivers dedupe by it.',
     }),
     eventId: t.expose('eventId', { type: 'UUID', description: 'The event the message carries.' }),
-    status: t.expose('status', { type: DeliveryStatusEnum }),
+    status: t.expose('status', { type: DeliveryStatusEnum, description: 'How its delivery went so far.' }),
     attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
     lastResponseStatus: t.exposeInt('lastResponseStatus', {
       nullable: true,
@@ -74,16 +87,24 @@ const WebhookDeliveryType = builder.objectRef<WebhookDeliveryView>('WebhookDeliv
       nullable: true,
       description: 'When it is attempted next, while pending.',
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was queued, RFC 3339 UTC.' }),
+    deliveredAt: t.expose('deliveredAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When a 2xx came back, RFC 3339 UTC; null until then.',
+    }),
   }),
 });
 
 const WebhookSubscriptionPageType = pageType('WebhookSubscriptionPage', WebhookSubscriptionType, {
   type: 'One page of webhook subscriptions, oldest first, and how many there are over all pages.',
+  items: 'The subscriptions of this page.',
+  total: 'How many subscriptions there are over all pages.',
 });
 const WebhookDeliveryPageType = pageType('WebhookDeliveryPage', WebhookDeliveryType, {
   type: "One page of a subscription's deliveries, newest first, and how many there are over all pages.",
+  items: 'The deliveries of this page.',
+  total: 'How many deliveries of the subscription there are over all pages.',
 });
 
 const CreateWebhookSubscriptionInput = builder.inputType('CreateWebhookSubscriptionInput', {
@@ -113,7 +134,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One webhook subscription, or null (staff only).',
     authScopes: staffOnly,
-    args: { id: t.arg({ type: 'UUID' }) },
+    args: { id: t.arg({ type: 'UUID', description: 'The UUID of the subscription.' }) },
     resolve: (_root, { id }, { deps }) => getSubscription(deps.db.sql, id),
   }),
   webhookDeliveries: t.field({
@@ -122,7 +143,10 @@ builder.queryFields((t) => ({
     description:
       "A subscription's deliveries, newest first; null when there is no such subscription (staff only).",
     authScopes: staffOnly,
-    args: { subscriptionId: t.arg({ type: 'UUID' }), ...pageArgs },
+    args: {
+      subscriptionId: t.arg({ type: 'UUID', description: 'The UUID of the subscription.' }),
+      ...pageArgs,
+    },
     validate: paginationSchema.loose(),
     resolve: (_root, args, { deps }) => listDeliveries(deps.db.sql, args.subscriptionId, pageOf(args)),
   }),
@@ -134,7 +158,9 @@ builder.mutationFields((t) => ({
     description:
       'Subscribes an endpoint to every special event created or changed (staff only). A URL that is not https, or whose host is loopback, private, link-local or a metadata address, is BAD_USER_INPUT naming input.url.',
     authScopes: staffOnly,
-    args: { input: t.arg({ type: CreateWebhookSubscriptionInput }) },
+    args: {
+      input: t.arg({ type: CreateWebhookSubscriptionInput, description: 'The subscription to make.' }),
+    },
     resolve: (_root, { input }, { deps }) =>
       withinArgument('input', () =>
         subscribe(deps.db.fork(), input, deps.config.webhooks.allowPrivate, deps.webhooks),
@@ -144,7 +170,7 @@ builder.mutationFields((t) => ({
     description:
       'Deletes a webhook subscription and its deliveries, pending ones included (staff only). Unknown: NOT_FOUND.',
     authScopes: staffOnly,
-    args: { id: t.arg({ type: 'UUID' }) },
+    args: { id: t.arg({ type: 'UUID', description: 'The UUID of the subscription to delete.' }) },
     resolve: (_root, { id }, { deps }) => unsubscribe(deps.db.fork(), id, deps.webhooks),
   }),
 }));
