@@ -11,7 +11,6 @@ import {
   parse,
   validate,
 } from 'graphql';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../src/accounts/account.entity.ts';
 import { hashPassword } from '../src/accounts/passwords.ts';
@@ -21,7 +20,6 @@ import { BODY_LIMIT_BYTES } from '../src/protocol/request.ts';
 import { routes } from '../src/rest/routes.ts';
 import {
   basic,
-  directTestUrl,
   eventBody,
   STAFF,
   startMuseum,
@@ -768,14 +766,9 @@ describe('a database that goes away', () => {
     // Verified once while the database was there, so the request reaches the operation itself.
     expect((await call(doomed, 'GET', '/special-events', { authorization })).status).toBe(200);
     // The database goes away under the running server. Embedded: its process is gone. PostgreSQL: the pool
-    // would reconnect, so the database itself is dropped.
-    await doomed.deps.db.close();
-    if (doomed.databaseUrl) {
-      const admin = new pg.Client({ connectionString: directTestUrl() });
-      await admin.connect();
-      await admin.query(`drop database ${new URL(doomed.databaseUrl).pathname.slice(1)} with (force)`);
-      await admin.end();
-    }
+    // would reconnect, so the museum is closed and its database dropped while its server still listens.
+    if (doomed.databaseUrl) await doomed.closeBehindServer();
+    else await doomed.deps.db.close();
     try {
       for (const [method, path, body] of [
         ['GET', '/special-events', undefined],

@@ -54,6 +54,11 @@ export interface TestMuseum extends ListeningMuseum {
    * for another instance or a server process over it; `{}` on the embedded database.
    */
   databaseEnv: Record<string, string>;
+  /**
+   * Closes the museum and drops its database, leaving its server listening: a database gone under a running
+   * server. `close` then only stops the server.
+   */
+  closeBehindServer(): Promise<void>;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   rest(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   graphql(
@@ -180,6 +185,7 @@ export async function startMuseum(
   }
 
   let closing: Promise<void> | undefined;
+  let closedBehindServer = false;
   return {
     ...museum,
     url: listening.url,
@@ -192,10 +198,16 @@ export async function startMuseum(
       request('POST', '/graphql', { as: options?.as ?? 'visitor', body: { query, variables } }),
     // Once: a second close after the database was dropped would wait on a pooler still trying to log in
     // to it (PgBouncer holds a client's login until client_login_timeout).
+    async closeBehindServer() {
+      closedBehindServer = true;
+      await museum.close();
+      await database?.drop();
+    },
     close() {
       closing ??= (async () => {
-        await recordMetrics(listening.fetch);
+        if (!closedBehindServer) await recordMetrics(listening.fetch);
         await listening.stop();
+        if (closedBehindServer) return;
         await museum.close();
         await database?.drop();
       })();
