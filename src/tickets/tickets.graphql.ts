@@ -27,16 +27,33 @@ type TicketFields = PothosSchemaTypes.ObjectFieldBuilder<
   TicketConfirmation
 >;
 
-/** Descriptions of the fields a ticket and a purchase's confirmation share. */
-const TICKET_FIELD_DESCRIPTIONS = {
-  message: 'A line to show the buyer, by ticket type, e.g. "Museum general entry ticket purchased".',
-  ticketId: "The ticket's id, as ticket(ticketId) and GET /tickets/{ticketId}/qr take it.",
-  ticketType: 'What it admits to: general entry, or a special event (eventId).',
-  ticketDate: 'The day the ticket admits, YYYY-MM-DD.',
-  confirmationCode: 'ticket-{type}-{6 hex}-{5 hex}, shown at the entrance.',
-  eventId: 'The special event it admits to; null for a general ticket.',
-  eventName: "That special event's name; null for a general ticket.",
-};
+/** The fields a ticket and a purchase's confirmation share, as the reference names them. */
+const ticketFields = (t: TicketFields) => ({
+  message: t.exposeString('message', {
+    description: 'A line to show the buyer, by ticket type, e.g. "Museum general entry ticket purchased".',
+  }),
+  ticketId: t.expose('ticketId', {
+    type: 'UUID',
+    description: "The ticket's id, as ticket(ticketId) and GET /tickets/{ticketId}/qr take it.",
+  }),
+  ticketType: t.expose('ticketType', {
+    type: TicketKindEnum,
+    description: 'What it admits to: general entry, or a special event (eventId).',
+  }),
+  ticketDate: t.expose('ticketDate', { type: 'Date', description: 'The day the ticket admits, YYYY-MM-DD.' }),
+  confirmationCode: t.exposeString('confirmationCode', {
+    description: 'ticket-{type}-{6 hex}-{5 hex}, shown at the entrance.',
+  }),
+  eventId: t.expose('eventId', {
+    type: 'UUID',
+    nullable: true,
+    description: 'The special event it admits to; null for a general ticket.',
+  }),
+  eventName: t.exposeString('eventName', {
+    nullable: true,
+    description: "That special event's name; null for a general ticket.",
+  }),
+});
 
 /** What a ticket cost and when it admits, on a ticket and on a purchase's confirmation alike. */
 const ticketPriceFields = (t: TicketFields) => ({
@@ -94,25 +111,7 @@ export const MuseumTicketsConfirmationType = builder
   .implement({
     description: 'Details for a museum ticket after a successful purchase.',
     fields: (t) => ({
-      message: t.exposeString('message', { description: TICKET_FIELD_DESCRIPTIONS.message }),
-      ticketId: t.expose('ticketId', { type: 'UUID', description: TICKET_FIELD_DESCRIPTIONS.ticketId }),
-      ticketType: t.expose('ticketType', {
-        type: TicketKindEnum,
-        description: TICKET_FIELD_DESCRIPTIONS.ticketType,
-      }),
-      ticketDate: t.expose('ticketDate', { type: 'Date', description: TICKET_FIELD_DESCRIPTIONS.ticketDate }),
-      confirmationCode: t.exposeString('confirmationCode', {
-        description: TICKET_FIELD_DESCRIPTIONS.confirmationCode,
-      }),
-      eventId: t.expose('eventId', {
-        type: 'UUID',
-        nullable: true,
-        description: TICKET_FIELD_DESCRIPTIONS.eventId,
-      }),
-      eventName: t.exposeString('eventName', {
-        nullable: true,
-        description: TICKET_FIELD_DESCRIPTIONS.eventName,
-      }),
+      ...ticketFields(t),
       ...ticketPriceFields(t),
       orderId: t.field({
         type: 'UUID',
@@ -226,16 +225,7 @@ export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
   interfaces: [NodeInterface],
   fields: (t) => ({
     id: t.id({ description: 'Global id (Node).', resolve: (ticket) => globalId('Ticket', ticket.ticketId) }),
-    message: t.exposeString('message', { description: TICKET_FIELD_DESCRIPTIONS.message }),
-    ticketId: t.expose('ticketId', { type: 'UUID', description: TICKET_FIELD_DESCRIPTIONS.ticketId }),
-    ticketType: t.expose('ticketType', {
-      type: TicketKindEnum,
-      description: TICKET_FIELD_DESCRIPTIONS.ticketType,
-    }),
-    ticketDate: t.expose('ticketDate', { type: 'Date', description: TICKET_FIELD_DESCRIPTIONS.ticketDate }),
-    confirmationCode: t.exposeString('confirmationCode', {
-      description: TICKET_FIELD_DESCRIPTIONS.confirmationCode,
-    }),
+    ...ticketFields(t),
     admissionCode: t.string({
       description:
         'What its QR code (GET /tickets/{ticketId}/qr) encodes: the confirmation code, once the ticket is paid; CONFLICT while its order waits for payment.',
@@ -244,15 +234,6 @@ export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
           throw conflict('not paid: the ticket admits no one until its order is paid');
         return ticket.confirmationCode;
       },
-    }),
-    eventId: t.expose('eventId', {
-      type: 'UUID',
-      nullable: true,
-      description: TICKET_FIELD_DESCRIPTIONS.eventId,
-    }),
-    eventName: t.exposeString('eventName', {
-      nullable: true,
-      description: TICKET_FIELD_DESCRIPTIONS.eventName,
     }),
     status: t.expose('status', {
       type: TicketStatusEnum,

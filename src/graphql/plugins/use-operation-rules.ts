@@ -53,7 +53,7 @@ export function useOperationRules(options: { trustedDocumentsOnly: boolean }): P
       }
       return {
         onExecuteDone({ result, setResult }) {
-          if (Symbol.asyncIterator in result) return;
+          if (Symbol.asyncIterator in result || !result.errors?.length) return;
           const operation = getOperationAST(args.document, args.operationName);
           if (operation)
             setResult(
