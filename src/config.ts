@@ -5,10 +5,18 @@ import type { MailTransportSettings } from './mail/transport.ts';
 import { NO_PROXY, type TrustedProxies } from './protocol/client-address.ts';
 import { DEFAULT_RETRY_SCHEDULE } from './webhooks/webhooks.rules.ts';
 
+export interface EmbeddedSettings {
+  kind: 'embedded';
+  /** Where the database is kept; null: in memory, gone when the process ends. */
+  dataDir: string | null;
+  /** Where a new in-memory database's initdb result is kept for the next start (src/db/fresh-cluster.ts). */
+  cacheDir?: string;
+}
+
 export interface Config {
   port: number;
   host: string;
-  database: { kind: 'embedded'; dataDir: string | null } | PostgresSettings;
+  database: EmbeddedSettings | PostgresSettings;
   /** Demo events are seeded only on a fresh embedded database kept on disk, never on a real server. */
   seedDemoEvents: boolean;
   timeZone: string;
@@ -169,7 +177,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     e.DATABASE_URL === undefined
       ? { kind: 'embedded', dataDir: e.MUSEUM_DATA_DIR }
       : e.DATABASE_URL === 'memory://'
-        ? { kind: 'embedded', dataDir: null }
+        ? { kind: 'embedded', dataDir: null, cacheDir: e.MUSEUM_DATA_DIR }
         : {
             kind: 'postgres',
             url: e.DATABASE_URL,

@@ -9,6 +9,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import pg, { type Pool } from 'pg';
 import { type Connection, ormConfig } from '../../mikro-orm.config.ts';
 import type { Config, PostgresSettings } from '../config.ts';
+import { freshCluster } from './fresh-cluster.ts';
 import { createReplicas, type Replicas } from './replicas.ts';
 import { createSql, type Sql } from './sql.ts';
 
@@ -46,7 +47,9 @@ export async function openDatabase(database: Config['database']): Promise<Databa
   const releaseLock = database.dataDir ? await lockDataDir(resolve(database.dataDir)) : async () => {};
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create(database.dataDir ? resolve(database.dataDir) : undefined);
+    pglite = database.dataDir
+      ? await PGlite.create(resolve(database.dataDir))
+      : await freshCluster(PGlite, database.cacheDir ?? null);
   } catch (error) {
     await releaseLock();
     throw error;
