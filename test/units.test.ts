@@ -171,7 +171,11 @@ describe('configuration', () => {
     expect(config).toMatchObject({ currency: 'EUR', entryGraceMinutes: 15 });
     expect(loadConfig({ MUSEUM_CURRENCY: 'GBP' }).currency).toBe('GBP');
     expect(config.database).toEqual({ kind: 'embedded', dataDir: './.data' });
-    expect(loadConfig({ DATABASE_URL: 'memory://' }).database).toEqual({ kind: 'embedded', dataDir: null });
+    expect(loadConfig({ DATABASE_URL: 'memory://' }).database).toEqual({
+      kind: 'embedded',
+      dataDir: null,
+      cacheDir: './.data',
+    });
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).seedDemoEvents).toBe(false);
   });
 
