@@ -1,3 +1,4 @@
+import { scryptSync } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAuthenticator, parseBasic, type StoredCredentials } from '../src/accounts/authenticator.ts';
@@ -212,10 +213,18 @@ describe('HTTP Basic credentials', () => {
   it('hashes with a salt and verifies in constant time', async () => {
     const [a, b] = [await hashPassword('secret'), await hashPassword('secret')];
     expect(a).not.toBe(b);
-    expect(a).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(a).toMatch(/^scrypt\$8192\$8\$10\$/);
     expect(await verifyPassword('secret', a)).toBe(true);
     expect(await verifyPassword('Secret', a)).toBe(false);
     expect(await verifyPassword('secret', 'garbage')).toBe(false);
+  });
+
+  it('verifies a hash made with the earlier parameters (N=2^15, r=8, p=1) with its own', async () => {
+    const salt = Buffer.from('an earlier salt!');
+    const key = scryptSync('secret', salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+    const earlier = ['scrypt', 2 ** 15, 8, 1, salt.toString('base64'), key.toString('base64')].join('$');
+    expect(await verifyPassword('secret', earlier)).toBe(true);
+    expect(await verifyPassword('secreT', earlier)).toBe(false);
   });
 
   it('runs the slow hash once per credential while the cache entry lives, and never caches failures', async () => {

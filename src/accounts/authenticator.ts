@@ -38,7 +38,7 @@ export interface AuthenticatorOptions {
   sleep?: (ms: number) => Promise<void>;
   /** The audit trail: every failed login and every lock-out, with the account name and the client address. */
   audit?: (message: string, fields: Record<string, unknown>) => void;
-  /** Password checks (scrypt: ~50 ms of CPU and 32 MiB each) running at once on this instance. */
+  /** Password checks (scrypt: ~150 ms of CPU and 8 MiB each) running at once on this instance. */
   maxConcurrentChecks?: number;
   /** Checks running or waiting for one client address; beyond, 429 at once. */
   maxPendingChecksPerAddress?: number;
@@ -75,7 +75,7 @@ const MAX_WAITING_CHECKS = 256;
  * per credential, not once per request. Concurrent requests with the same credential share one
  * verification. Only successes stay cached. A cached credential is trusted for the TTL; then it is logged in
  * again like any login (throttle reservation, account read), except that while the account still holds the
- * hash the password matched, the password still matches and scrypt is skipped (its 50 ms of CPU and 32 MiB
+ * hash the password matched, the password still matches and scrypt is skipped (its CPU and memory
  * every TTL stalled a busy instance, every request with that credential waiting). That renewal starts in the
  * background in the second half of the TTL, so a credential in use never waits for it. A changed password,
  * changed role, deleted account or a lock-out therefore counts within the TTL (at once on this instance,
