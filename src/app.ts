@@ -1,4 +1,4 @@
-import { findCredentials } from './accounts/accounts.service.ts';
+import { findCredentials, upgradePasswordHash } from './accounts/accounts.service.ts';
 import { createAuthenticator } from './accounts/authenticator.ts';
 import { createLoginThrottler } from './accounts/throttling.ts';
 import { type Clock, museumClock } from './common/dates.ts';
@@ -183,6 +183,7 @@ export async function openMuseum(
     const throttle = createLoginThrottler(() => db.fork());
     const authenticator = createAuthenticator({
       findAccount: (name) => findCredentials(db.fork(), name),
+      upgradeHash: (account, password) => upgradePasswordHash(db.fork(), account, password),
       throttle,
       audit: (message, fields) => logger.warn(message, fields),
     });

@@ -6,7 +6,7 @@ import type { Logger } from '../logger.ts';
 import { Account } from './account.entity.ts';
 import type { NewAccount } from './accounts.rules.ts';
 import type { Authenticator, Principal, StoredCredentials } from './authenticator.ts';
-import { generatePassword, hashPassword, verifyPassword } from './passwords.ts';
+import { generatePassword, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import type { LoginThrottler } from './throttling.ts';
 
 export async function findCredentials(em: EntityManager, name: string): Promise<StoredCredentials | null> {
@@ -14,6 +14,24 @@ export async function findCredentials(em: EntityManager, name: string): Promise<
   return (
     account && { id: account.id, name: account.name, role: account.role, passwordHash: account.passwordHash }
   );
+}
+
+/**
+ * Stores a hash of `password` made with today's parameters in place of `account`'s, unless the account's hash
+ * changed meanwhile (a new password): the new hash, or null.
+ */
+export async function upgradePasswordHash(
+  em: EntityManager,
+  account: StoredCredentials,
+  password: string,
+): Promise<string | null> {
+  const passwordHash = await hashPassword(password);
+  const updated = await em.nativeUpdate(
+    Account,
+    { id: account.id, passwordHash: account.passwordHash },
+    { passwordHash },
+  );
+  return updated === 1 ? passwordHash : null;
 }
 
 /**
@@ -36,7 +54,11 @@ export async function bootstrapAdmin(
         passwordHash: await hashPassword(admin.password),
       });
       logger.info('created the configured staff account', { account: admin.name });
-    } else if (existing.role !== 'staff' || !(await verifyPassword(admin.password, existing.passwordHash))) {
+    } else if (
+      existing.role !== 'staff' ||
+      needsRehash(existing.passwordHash) ||
+      !(await verifyPassword(admin.password, existing.passwordHash))
+    ) {
       existing.role = 'staff';
       existing.passwordHash = await hashPassword(admin.password);
       logger.info('updated the configured staff account', { account: admin.name });

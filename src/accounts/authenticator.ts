@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { decoyHash, verifyPassword } from './passwords.ts';
+import { decoyHash, needsRehash, verifyPassword } from './passwords.ts';
 import { LOGIN_POLICIES, type LoginPolicy, type LoginThrottler, throttleKeys } from './throttling.ts';
 
 export type Role = 'visitor' | 'staff' | 'gate';
@@ -32,6 +32,11 @@ export interface AuthenticatorOptions {
   now?: () => number;
   /** The slow check of a password against a stored hash (tests count its runs). */
   checkPassword?: (password: string, passwordHash: string) => Promise<boolean>;
+  /**
+   * Stores a hash made with today's parameters for a password that matched one made with earlier ones; the
+   * new hash, or null when the account changed meanwhile.
+   */
+  upgradeHash?: (account: StoredCredentials, password: string) => Promise<string | null>;
   /** Reserves each password check against the client and the name (src/accounts/throttling.ts). */
   throttle?: LoginThrottler;
   /** Holds a failure's answer back (tests replace it). */
@@ -123,12 +128,16 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       return { throttled: reservation.retryAfter, policy: `login-${reservation.scope}` };
     }
     const account = await options.findAccount(name);
-    const ok =
-      (proven !== undefined && account?.passwordHash === proven) ||
-      (await checkPassword(password, account?.passwordHash ?? (await decoyHash())));
+    const known = proven !== undefined && account?.passwordHash === proven;
+    const ok = known || (await checkPassword(password, account?.passwordHash ?? (await decoyHash())));
     if (ok && account) {
       if (reservation) await options.throttle?.succeeded(keys);
-      return { principal: principalOf(account), passwordHash: account.passwordHash };
+      // A password just checked against a hash of earlier parameters is hashed again, once.
+      const upgraded =
+        !known && options.upgradeHash && needsRehash(account.passwordHash)
+          ? await options.upgradeHash(account, password).catch(() => null)
+          : null;
+      return { principal: principalOf(account), passwordHash: upgraded ?? account.passwordHash };
     }
     audit('login failed', logged);
     if (reservation && reservation.failureDelayMs > 0) await sleep(reservation.failureDelayMs);

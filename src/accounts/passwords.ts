@@ -37,6 +37,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, expected);
 }
 
+/** Whether a stored hash was made with other parameters than today's: it is made again at the next login. */
+export function needsRehash(stored: string): boolean {
+  const [scheme, n, r, p] = stored.split('$');
+  return scheme !== 'scrypt' || Number(n) !== PARAMS.N || Number(r) !== PARAMS.r || Number(p) !== PARAMS.p;
+}
+
 let decoy: Promise<string> | undefined;
 
 /** A hash of a random password: checking against it costs what a real check costs, so unknown names don't show. */

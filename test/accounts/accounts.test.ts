@@ -1,10 +1,13 @@
 // Accounts (C2): staff manage them over GraphQL and from the command line; `me`.
 import { spawnSync } from 'node:child_process';
+import { randomBytes, scryptSync } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Account } from '../../src/accounts/account.entity.ts';
 import { changePassword } from '../../src/accounts/accounts.service.ts';
+import { verifyPassword } from '../../src/accounts/passwords.ts';
 import { basic, type ListeningMuseum, openSecondInstance, upcomingOpenDay } from '../support/museum.ts';
 import { useMuseum } from '../support/use-museum.ts';
 
@@ -184,6 +187,31 @@ describe('npm run db:migrate', () => {
       );
     },
   );
+});
+
+describe('a password hashed with earlier parameters (scrypt N=2^15, r=8, p=1)', () => {
+  it("signs in, and its hash is made again with today's parameters, once", async () => {
+    const salt = randomBytes(16);
+    const key = scryptSync('an-earlier-password', salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 << 20 });
+    const earlier = ['scrypt', 2 ** 15, 8, 1, salt.toString('base64'), key.toString('base64')].join('$');
+    const em = museum.deps.db.fork();
+    em.create(Account, { name: 'earlier.hash', role: 'visitor', passwordHash: earlier });
+    await em.flush();
+    const storedHash = async () =>
+      (await museum.deps.db.fork().findOneOrFail(Account, { name: 'earlier.hash' })).passwordHash;
+
+    const wrong = { authorization: basic('earlier.hash', 'not-the-password') };
+    expect((await museum.request('GET', '/museum-hours', { headers: wrong })).status).toBe(401);
+    expect(await storedHash()).toBe(earlier);
+
+    const right = { authorization: basic('earlier.hash', 'an-earlier-password') };
+    expect((await museum.request('GET', '/museum-hours', { headers: right })).status).toBe(200);
+    const upgraded = await storedHash();
+    expect(upgraded).toMatch(/^scrypt\$8192\$8\$10\$/);
+    expect(await verifyPassword('an-earlier-password', upgraded)).toBe(true);
+    expect((await museum.request('GET', '/museum-hours', { headers: right })).status).toBe(200);
+    expect(await storedHash()).toBe(upgraded);
+  });
 });
 
 describe('another instance over the same PostgreSQL', () => {
