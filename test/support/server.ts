@@ -154,7 +154,7 @@ export const whenSubscribed = (server: RunningServer, count: number) =>
   );
 
 /** An event made through `server` (REST, as staff); its id. */
-export async function makeEvent(server: RunningServer): Promise<string> {
+export async function makeEvent(server: Pick<RunningServer, 'url'>): Promise<string> {
   const made = await fetch(`${server.url}/special-events`, {
     method: 'POST',
     headers: { authorization: basic(STAFF.name, STAFF.password), 'content-type': 'application/json' },
@@ -169,7 +169,10 @@ export async function makeEvent(server: RunningServer): Promise<string> {
  * started may not be listening to the others yet (its LISTEN connection opens in the background), so the
  * first event made elsewhere can pass it by.
  */
-export async function makeEventUntilHeard(maker: RunningServer, heard: () => string | undefined) {
+export async function makeEventUntilHeard(
+  maker: Pick<RunningServer, 'url'>,
+  heard: () => string | undefined,
+) {
   const made: string[] = [];
   let madeAt = 0;
   return eventually(async () => {
