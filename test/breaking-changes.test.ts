@@ -7,14 +7,10 @@ import { promisify } from 'node:util';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { buildSchema, printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { type Documents, unlistedBreakingChanges } from './breaking-changes.ts';
+import { type Documents, documentsAt, unlistedBreakingChanges } from './breaking-changes.ts';
 
-const read = (path: string): Documents => ({
-  schema: readFileSync(new URL(`../schema/${path}schema.graphql`, import.meta.url), 'utf8'),
-  openapi: JSON.parse(readFileSync(new URL(`../schema/${path}openapi.json`, import.meta.url), 'utf8')),
-});
-const release = read('release/');
-const current = read('');
+const release = documentsAt('release/');
+const current = documentsAt('');
 const changelog = readFileSync(new URL('../CHANGELOG.md', import.meta.url), 'utf8');
 const releaseVersion = (release.openapi.info as { version: string }).version;
 

@@ -64,14 +64,15 @@ export async function unlistedBreakingChanges(
   return (await breakingChanges(release, current)).filter((change) => !listed.has(change.name));
 }
 
-const read = (path: string): Documents => ({
+/** The printed schema and OpenAPI document under schema/`path` (today's: '', the release's: 'release/'). */
+export const documentsAt = (path: string): Documents => ({
   schema: readFileSync(new URL(`../schema/${path}schema.graphql`, import.meta.url), 'utf8'),
   openapi: JSON.parse(readFileSync(new URL(`../schema/${path}openapi.json`, import.meta.url), 'utf8')),
 });
 
 if (import.meta.main) {
   const changelog = readFileSync(new URL('../CHANGELOG.md', import.meta.url), 'utf8');
-  const unlisted = await unlistedBreakingChanges(read('release/'), read(''), changelog);
+  const unlisted = await unlistedBreakingChanges(documentsAt('release/'), documentsAt(''), changelog);
   for (const change of unlisted) console.log(`${change.api} \`${change.name}\`: ${change.message}`);
   if (unlisted.length > 0) {
     console.log(
