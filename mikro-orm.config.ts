@@ -21,8 +21,11 @@ import { WebhookDelivery, WebhookSubscription } from './src/webhooks/webhook.ent
 export type Connection =
   /** A Unix socket directory served by the embedded PGlite: it takes exactly one connection. */
   | { socketDir: string }
-  /** `pooler`: `url` is a transaction pooler, so no connection may carry session state (no SET). */
-  | { url: string; poolSize?: number; pooler?: boolean };
+  /**
+   * `pooler`: `url` is a transaction pooler, so no connection may carry session state (no SET).
+   * `statementTimeoutMs`: PostgreSQL cancels a statement of these connections that runs longer.
+   */
+  | { url: string; poolSize?: number; pooler?: boolean; statementTimeoutMs?: number };
 
 export const migrationsPath = join(import.meta.dirname, 'src', 'db', 'migrations');
 
@@ -73,15 +76,22 @@ export function ormConfig(connection: Connection) {
       transactional: true,
       allOrNothing: true,
     },
-    // Statements with a parameterised LIMIT were re-planned on every run; a generic plan is reused. Behind
-    // a transaction pooler a connection is a different server session at every transaction: no SET there
-    // (and src/db/sql.ts sends unnamed statements, which are planned for their values anyway).
+    // Statements with a parameterised LIMIT were re-planned on every run; a generic plan is reused. A
+    // statement that outlives its operation's deadline is cancelled. Behind a transaction pooler a connection
+    // is a different server session at every transaction: no SET there (src/db/sql.ts sends unnamed
+    // statements, planned for their values anyway; the pooler's connect_query sets the timeout).
     ...('url' in connection && connection.pooler
       ? {}
       : {
-          onCreateConnection: async (connection: unknown) => {
-            await (connection as { executeQuery(query: CompiledQuery): Promise<unknown> }).executeQuery(
-              CompiledQuery.raw('set plan_cache_mode = force_generic_plan'),
+          onCreateConnection: async (created: unknown) => {
+            const timeout = 'url' in connection ? connection.statementTimeoutMs : undefined;
+            const settings = [
+              'set plan_cache_mode = force_generic_plan',
+              ...(timeout ? [`set statement_timeout = ${Math.trunc(timeout)}`] : []),
+            ];
+            // One round trip: a query without parameters goes as one simple-protocol message.
+            await (created as { executeQuery(query: CompiledQuery): Promise<unknown> }).executeQuery(
+              CompiledQuery.raw(settings.join('; ')),
             );
           },
         }),

@@ -114,6 +114,11 @@ export interface PostgresSettings {
   readUrls: string[];
   /** A replica whose replay is further behind than this many seconds is skipped. */
   replicaMaxLagSeconds: number;
+  /**
+   * REQUEST_TIMEOUT_MS: PostgreSQL cancels a statement that runs longer (`statement_timeout`), so an operation
+   * answered 503 for its deadline stops its work too. Behind a pooler the pooler sets it (docs/operations.md).
+   */
+  statementTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -184,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             directUrl: e.DATABASE_DIRECT_URL ?? null,
             readUrls: e.DATABASE_READ_URLS ?? [],
             replicaMaxLagSeconds: e.DATABASE_REPLICA_MAX_LAG,
+            statementTimeoutMs: e.REQUEST_TIMEOUT_MS,
           };
   return {
     port: e.PORT,

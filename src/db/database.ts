@@ -123,7 +123,11 @@ const LISTEN_CHECK_MS = 5_000;
  */
 async function openPostgres(database: PostgresSettings): Promise<Database> {
   const pooler = database.directUrl !== null;
-  const orm = await initOrm({ url: database.url, pooler });
+  const orm = await initOrm({
+    url: database.url,
+    pooler,
+    statementTimeoutMs: pooler ? undefined : database.statementTimeoutMs,
+  });
   let replicas: Replicas | undefined;
   try {
     const pool = await nativePool(orm);
@@ -133,6 +137,8 @@ async function openPostgres(database: PostgresSettings): Promise<Database> {
             urls: database.readUrls,
             primary: pool,
             maxLagSeconds: database.replicaMaxLagSeconds,
+            // pg sends it as a startup parameter, which a pooler refuses: there the pooler sets it.
+            statementTimeoutMs: pooler ? undefined : database.statementTimeoutMs,
           })
         : undefined;
     const sql = createSql(pool, (error) => orm.em.getDriver().convertException(error), {
@@ -142,11 +148,16 @@ async function openPostgres(database: PostgresSettings): Promise<Database> {
     });
     await checkListen(pool, database);
     await replicas?.poll();
+    // Behind a pooler the statements' time limit is the pooler's to set: start-up says which one holds.
+    const poolerTimeout = pooler
+      ? ((await pool.query<{ statement_timeout: string }>('show statement_timeout')).rows[0]
+          ?.statement_timeout ?? '0')
+      : null;
     const mode = [pooler ? 'transaction pooler' : 'direct', ...(replicas ? ['replicas'] : [])].join(' + ');
     const description = [
       pooler
-        ? `PostgreSQL behind a transaction pooler at ${serverName(database.url)} (unnamed statements, no session state); migrations and LISTEN direct to ${serverName(database.directUrl!)}`
-        : `PostgreSQL at ${serverName(database.url)}, direct`,
+        ? `PostgreSQL behind a transaction pooler at ${serverName(database.url)} (unnamed statements, no session state, ${poolerTimeout === '0' ? "no statement_timeout: set one in the pooler's connect_query, docs/operations.md" : `statement_timeout ${poolerTimeout} from the pooler`}); migrations and LISTEN direct to ${serverName(database.directUrl!)}`
+        : `PostgreSQL at ${serverName(database.url)}, direct (statement_timeout ${database.statementTimeoutMs} ms)`,
       ...(replicas
         ? [
             `${database.readUrls.length} read replica${database.readUrls.length > 1 ? 's' : ''} (${database.readUrls.map(serverName).join(', ')}) for reads that may be stale, read-your-writes per account, skipped beyond ${database.replicaMaxLagSeconds} s of lag`,
@@ -265,20 +276,28 @@ export async function migrate(
   db: Database,
   afterMigrate?: (em: EntityManager, applied: string[]) => Promise<void>,
 ): Promise<string[]> {
-  const run = async (orm: MikroORM) => {
-    const applied = (await orm.migrator.up()).map((migration) => migration.name);
-    if (afterMigrate) await orm.em.fork().transactional((em) => afterMigrate(em, applied));
+  /** In `locked`'s transaction when there is one; else (the embedded database's one connection) in its own. */
+  const run = async (orm: MikroORM, locked?: EntityManager) => {
+    const migrations = await orm.migrator.up(locked ? { transaction: locked.getTransactionContext() } : {});
+    const applied = migrations.map((migration) => migration.name);
+    if (afterMigrate)
+      await (locked
+        ? afterMigrate(locked, applied)
+        : orm.em.fork().transactional((em) => afterMigrate(em, applied)));
     return applied;
   };
   if (db.kind === 'embedded') return run(db.orm);
+  // The migrations and the start-up data run in the lock's transaction, free of the requests'
+  // statement_timeout: rewriting a large table may take longer than any request may.
   const locked = (orm: MikroORM) =>
     orm.em.fork().transactional(async (em) => {
       await em.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
-      return run(orm);
+      await em.execute('set local statement_timeout = 0');
+      return run(orm, em);
     });
   if (!db.directUrl) return locked(db.orm);
   // Behind a transaction pooler, the migrations and their lock go to the server itself, on an ORM of their
-  // own (two connections: the lock's transaction, and the migrator's), closed once they are done.
+  // own, closed once they are done.
   const direct = await initOrm({ url: db.directUrl, poolSize: 2 });
   try {
     return await locked(direct);

@@ -111,6 +111,8 @@ export function createReplicas(options: {
   urls: string[];
   primary: Pool;
   maxLagSeconds: number;
+  /** PostgreSQL cancels a statement on a replica that runs longer (as on the primary). */
+  statementTimeoutMs?: number;
   /** Behind a pooler: replicas' connections carry no session state either (unnamed statements). */
   onConnect?: (client: pg.Client) => Promise<void>;
   /** Told when a replica stops or starts serving. */
@@ -132,6 +134,7 @@ export function createReplicas(options: {
       connectionTimeoutMillis: 2_000,
       idleTimeoutMillis: 30_000,
       application_name: 'museum-api',
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       Client: MuseumClient,
     } as pg.PoolConfig);
     if (options.onConnect) (pool.options as { onConnect?: unknown }).onConnect = options.onConnect;

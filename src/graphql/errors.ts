@@ -1,5 +1,6 @@
 import { ConnectionException, DriverException } from '@mikro-orm/core';
 import { GraphQLError } from 'graphql';
+import { TOOK_TOO_LONG } from '../common/deadline.ts';
 import {
   DomainError,
   ERROR_KINDS,
@@ -96,6 +97,13 @@ export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   return error instanceof Error && CONNECTION_LOST.test(error.message);
 }
 
+/** Whether PostgreSQL cancelled the statement (57014: its statement_timeout passed), through any wrapping. */
+function isStatementCancelled(error: unknown, depth = 0): boolean {
+  if ((error as { code?: unknown } | null)?.code === '57014') return true;
+  const inner = (error as { cause?: unknown } | null)?.cause;
+  return inner !== undefined && inner !== error && depth < 5 && isStatementCancelled(inner, depth + 1);
+}
+
 /** The kind of an error the client caused (a 4xx), through any GraphQL wrapping; undefined otherwise. */
 export function clientKind(error: unknown): ErrorKind | undefined {
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
@@ -121,6 +129,11 @@ export function createErrorMask(logger: Logger) {
     }
     if (original instanceof GraphQLError) return located ?? original;
     // Not the client's doing: the HTTP status says so to every client, application/json ones included.
+    if (isStatementCancelled(original)) {
+      // statement_timeout (REQUEST_TIMEOUT_MS) stopped it: the operation's deadline, met by the database.
+      logger.warn('statement cancelled', { error: describe(original) });
+      return withStatus(clientError('unavailable', TOOK_TOO_LONG, [], located), 503, { 'Retry-After': '5' });
+    }
     if (isDatabaseUnreachable(original)) {
       logger.error('database unreachable', { error: describe(original) });
       return withStatus(

@@ -82,6 +82,7 @@ describe('the database variables', () => {
       directUrl: 'postgres://db:5432/museum',
       readUrls: ['postgres://r1/museum', 'postgres://r2/museum'],
       replicaMaxLagSeconds: 5,
+      statementTimeoutMs: 15_000,
     });
   });
 });
@@ -96,11 +97,11 @@ describe.skipIf(!onPostgres)('start-up on PostgreSQL', () => {
     if (poolerUrl) {
       expect(said[0]!.fields).toEqual({ databaseMode: 'transaction pooler' });
       expect(said[0]!.message).toMatch(
-        /^database: PostgreSQL behind a transaction pooler at 127\.0\.0\.1:\d+\/museum_test_\w+ \(unnamed statements, no session state\); migrations and LISTEN direct to 127\.0\.0\.1:\d+\/museum_test_\w+$/,
+        /^database: PostgreSQL behind a transaction pooler at 127\.0\.0\.1:\d+\/museum_test_\w+ \(unnamed statements, no session state, statement_timeout 15s from the pooler\); migrations and LISTEN direct to 127\.0\.0\.1:\d+\/museum_test_\w+$/,
       );
     } else {
       expect(said[0]!.fields).toEqual({ databaseMode: 'direct' });
-      expect(said[0]!.message).toMatch(/^database: PostgreSQL at 127\.0\.0\.1:\d+\/museum_test_\w+, direct$/);
+      expect(said[0]!.message).toMatch(/^database: PostgreSQL at 127\.0\.0\.1:\d+\/museum_test_\w+, direct \(statement_timeout 15000 ms\)$/);
     }
   });
 
