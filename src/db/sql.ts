@@ -26,6 +26,10 @@ export function statement(name: string, text: string, options: { mayBeStale?: bo
 export const rfc3339 = (column: string) =>
   `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** The same to the microsecond, as timestamptz holds it: a sort key that must compare equal to its column. */
+export const rfc3339Micros = (column: string) =>
+  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
 export interface Queryable {
   /** The rows of one statement, as plain objects; values bind to $1, $2, … */
   query<T>(statement: Statement, values: readonly unknown[]): Promise<T[]>;

@@ -37,7 +37,7 @@ export const eventOfRow = (row: EventRow): EventView => ({
   version: row.version,
 });
 
-interface DateRange {
+export interface DateRange {
   startDate: string;
   endDate: string;
 }
@@ -49,7 +49,7 @@ export interface RangeArgs {
 }
 
 /** The range a list covers: startDate defaults to today, endDate to a week after startDate. */
-function resolveRange(today: string, { startDate, endDate }: RangeArgs): DateRange {
+export function resolveRange(today: string, { startDate, endDate }: RangeArgs): DateRange {
   const start = startDate ?? today;
   const end = endDate ?? addDays(start, DEFAULT_EVENT_RANGE_DAYS);
   if (end < start) throw invalidField('endDate', `must not be before startDate (${start})`);
@@ -58,7 +58,7 @@ function resolveRange(today: string, { startDate, endDate }: RangeArgs): DateRan
 
 // How many events have a date in the range, each counted at its first date inside it (its previous date
 // lies before the range), from the counters the triggers keep: no walk over the range's rows.
-const TOTAL_OF_RANGE = `
+export const TOTAL_OF_RANGE = `
   select coalesce(sum(row_count), 0)::int as total from special_event_date_count
   where date between $1::date and $2::date and previous_date < $1::date`;
 

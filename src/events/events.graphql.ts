@@ -1,13 +1,16 @@
+import { z } from 'zod';
 import { versionTag } from '../common/entity-tags.ts';
 import { MAX_PRICE, toAmount } from '../common/money.ts';
 import { pageOf } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
+import { connectionArgsSchema, keysetConnection, TOTAL_COUNT } from '../graphql/connections.ts';
 import { operationSelects, selects } from '../graphql/look-ahead.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs, pageType } from '../graphql/pagination.ts';
 import { CATEGORY_DESCRIPTION } from '../prices/prices.graphql.ts';
 import { MAX_CATEGORIES } from '../prices/prices.rules.ts';
-import { countEventsInRange, listEvents } from './event-list.ts';
+import { eventKeySchema, eventRangeScope, readEventWindow } from './event-connection.ts';
+import { countEventsInRange, listEvents, resolveRange } from './event-list.ts';
 import { type EventPriceView, loadEventPrices, loadOwnPrices } from './event-prices.ts';
 import {
   type EventChanges,
@@ -180,6 +183,32 @@ builder.queryFields((t) => ({
       return { items, total: total ?? 0 };
     },
   }),
+  specialEventsConnection: t.connection(
+    {
+      type: SpecialEventType,
+      description:
+        'specialEvents as a Relay cursor connection: the events with at least one date in [startDate, endDate], in the same order, paged by cursor (first/after forwards, last/before backwards). A cursor holds its range: give the same startDate and endDate with it (leave startDate out only for a walk that ends today).',
+      authScopes: { visitor: true },
+      args: rangeArgs,
+      validate: connectionArgsSchema({ startDate: z.iso.date().nullish(), endDate: z.iso.date().nullish() }),
+      resolve: (_root, args, { deps }) => {
+        const range = resolveRange(deps.clock.today(), args);
+        return keysetConnection(args, {
+          scope: eventRangeScope(range),
+          key: eventKeySchema,
+          read: (window) => readEventWindow(deps.db.sql, range, window),
+        });
+      },
+    },
+    {
+      name: 'SpecialEventConnection',
+      description: 'A page of the events with a date in a range, by cursor (Relay cursor connection).',
+      fields: (t) => ({
+        totalCount: t.int({ description: TOTAL_COUNT, resolve: (page) => page.totalCount }),
+      }),
+    },
+    { name: 'SpecialEventEdge', description: 'An event of a page, and its cursor.' },
+  ),
   specialEvent: t.field({
     type: SpecialEventType,
     nullable: true,

@@ -1,10 +1,56 @@
 import SchemaBuilder from '@pothos/core';
+import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin, { RequestCache } from '@pothos/plugin-scope-auth';
 import ValidationPlugin from '@pothos/plugin-validation';
 import { ERROR_KINDS, formatPath } from '../common/errors.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../common/pagination.ts';
 import type { RequestContext } from '../context.ts';
 import { type AuthScopes, scopesOf } from './auth-scopes.ts';
 import { clientError } from './errors.ts';
+
+// The Relay plugin for its connections only: the schema has its own Node interface, global ids, node and nodes
+// (node.ts), so the plugin's are never made (no t.node, no builder.node; its node and nodes fields are off).
+const RELAY_OPTIONS = {
+  clientMutationId: 'omit',
+  cursorType: 'String',
+  nodeQueryOptions: false,
+  nodesQueryOptions: false,
+  pageInfoTypeOptions: {
+    description: 'Where a page of a connection lies in its list (Relay cursor connections).',
+  },
+  hasNextPageFieldOptions: {
+    description:
+      'Forwards (first/after): whether more follow this page. Backwards (last/before): true when before was given.',
+  },
+  hasPreviousPageFieldOptions: {
+    description:
+      'Backwards (last/before): whether more precede this page. Forwards (first/after): true when after was given.',
+  },
+  startCursorFieldOptions: {
+    description: "The first edge's cursor; on an empty page, the cursor given (after or before), else null.",
+  },
+  endCursorFieldOptions: {
+    description: "The last edge's cursor; on an empty page, the cursor given (after or before), else null.",
+  },
+  pageInfoFieldOptions: { description: 'Where this page lies in the list.' },
+  edgesFieldOptions: { description: "This page's items, in the list's order, each with its cursor." },
+  nodeFieldOptions: { description: 'The item.' },
+  cursorFieldOptions: {
+    description: 'Opaque: pass it as after or before to the same field with the same range, and to no other.',
+  },
+  firstArgOptions: {
+    description: `The first this many items (after \`after\`), 1 to ${MAX_PAGE_SIZE}; not with last. Neither given: first ${DEFAULT_PAGE_SIZE}.`,
+  },
+  lastArgOptions: {
+    description: `The last this many items (before \`before\`), 1 to ${MAX_PAGE_SIZE}; not with first.`,
+  },
+  afterArgOptions: {
+    description: 'Items after this cursor (an endCursor or edge cursor of this field and range).',
+  },
+  beforeArgOptions: {
+    description: 'Items before this cursor (a startCursor or edge cursor of this field and range).',
+  },
+} as const;
 
 export const builder = new SchemaBuilder<{
   Context: RequestContext;
@@ -18,10 +64,14 @@ export const builder = new SchemaBuilder<{
   };
   DefaultInputFieldRequiredness: true;
   DefaultFieldNullability: false;
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
+  Connection: { totalCount: number };
 }>({
-  plugins: [ScopeAuthPlugin, ValidationPlugin],
+  plugins: [ScopeAuthPlugin, ValidationPlugin, RelayPlugin],
   defaultInputFieldRequiredness: true,
   defaultFieldNullability: false,
+  relay: RELAY_OPTIONS,
   scopeAuth: {
     authScopes: (context) => scopesOf(context.principal),
     unauthorizedError: (_parent, context) =>

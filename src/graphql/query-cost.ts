@@ -2,7 +2,8 @@
 // object, 1 when a value, times the items of every page it sits in. A field with a `limit` argument (or
 // `ids`) multiplies what lies beneath it by that many (its default when left out, the most it allows when a
 // variable), and a list no argument bounds by the size its field declares (`extensions.listSize`), so a
-// nested list multiplies. Fragments are flattened; introspection is free.
+// nested list multiplies. A connection's `first` or `last` (10 when neither is given) multiplies its `edges`.
+// Fragments are flattened; introspection is free.
 import {
   type ASTVisitor,
   type FieldNode,
@@ -16,7 +17,7 @@ import {
   type ValidationContext,
   type ValueNode,
 } from 'graphql';
-import { MAX_PAGE_SIZE } from '../common/pagination.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../common/pagination.ts';
 
 type Field = GraphQLField<unknown, unknown>;
 
@@ -35,11 +36,23 @@ function itemsOf(field: Field, node: FieldNode): number {
   return typeof declared === 'number' ? declared : 1;
 }
 
+/** How many edges a connection field's `first` or `last` asks for (src/graphql/connections.ts). */
+function edgesOf(node: FieldNode): number {
+  const value = node.arguments?.find((a) => a.name.value === 'first' || a.name.value === 'last')?.value;
+  if (!value) return DEFAULT_PAGE_SIZE;
+  if (value.kind === Kind.INT) return Math.max(1, Math.min(Number(value.value), MAX_PAGE_SIZE));
+  return MAX_PAGE_SIZE;
+}
+
+const isConnection = (field: Field) => field.args.some((arg) => arg.name === 'first');
+
+/** The cost of `selections` on `type`; `edges`: the items of the connection they select from, if any. */
 function selectionCost(
   context: ValidationContext,
   type: GraphQLNamedType,
   selections: SelectionSetNode,
   seen: Set<string>,
+  edges = 1,
 ): number {
   let cost = 0;
   for (const selection of selections.selections) {
@@ -53,18 +66,23 @@ function selectionCost(
         cost += 1;
         continue;
       }
-      cost += 2 + itemsOf(field, selection) * selectionCost(context, inner, selection.selectionSet, seen);
+      if (isConnection(field)) {
+        cost += 2 + selectionCost(context, inner, selection.selectionSet, seen, edgesOf(selection));
+        continue;
+      }
+      const items = name === 'edges' ? edges : itemsOf(field, selection);
+      cost += 2 + items * selectionCost(context, inner, selection.selectionSet, seen);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       const condition = selection.typeCondition
         ? context.getSchema().getType(selection.typeCondition.name.value)
         : type;
-      cost += selectionCost(context, condition ?? type, selection.selectionSet, seen);
+      cost += selectionCost(context, condition ?? type, selection.selectionSet, seen, edges);
     } else {
       const name = selection.name.value;
       const fragment = context.getFragment(name);
       if (!fragment || seen.has(name)) continue;
       const condition = context.getSchema().getType(fragment.typeCondition.name.value) ?? type;
-      cost += selectionCost(context, condition, fragment.selectionSet, new Set([...seen, name]));
+      cost += selectionCost(context, condition, fragment.selectionSet, new Set([...seen, name]), edges);
     }
   }
   return cost;

@@ -3,6 +3,7 @@ import { toAmount } from '../common/money.ts';
 import { pageOf, paginationSchema } from '../common/pagination.ts';
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
+import { connectionArgsSchema, keysetConnection, TOTAL_COUNT } from '../graphql/connections.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs } from '../graphql/pagination.ts';
 import { EmailDeliveryType } from '../mail/mail.graphql.ts';
@@ -13,6 +14,7 @@ import { cancelOrderTickets } from '../tickets/cancellation.ts';
 import { purchaseOptions } from '../tickets/purchase-options.ts';
 import { TicketKindEnum, TicketType, visitInputFields } from '../tickets/tickets.graphql.ts';
 import { withCheckout } from './checkout.ts';
+import { orderKeySchema, ordersScope, readOrderWindow } from './order-connection.ts';
 import { MAX_ORDER_LINES, MAX_ORDER_TICKETS, placeOrderSchema } from './orders.rules.ts';
 import { getOrder, listOrders, type OrderView, placeOrder } from './orders.service.ts';
 
@@ -163,4 +165,29 @@ builder.objectField(AccountType, 'orders', (t) =>
     validate: paginationSchema,
     resolve: (account, args, { deps }) => listOrders(deps.db.sql, account, pageOf(args)),
   }),
+);
+
+builder.objectField(AccountType, 'ordersConnection', (t) =>
+  t.connection(
+    {
+      type: OrderType,
+      description:
+        'orders as a Relay cursor connection: the orders this account placed, newest first, paged by cursor (first/after forwards, last/before backwards).',
+      validate: connectionArgsSchema({}),
+      resolve: (account, args, { deps }) =>
+        keysetConnection(args, {
+          scope: ordersScope(account.id),
+          key: orderKeySchema,
+          read: (window) => readOrderWindow(deps.db.sql, account.id, window),
+        }),
+    },
+    {
+      name: 'OrderConnection',
+      description: "A page of an account's orders, by cursor (Relay cursor connection).",
+      fields: (t) => ({
+        totalCount: t.int({ description: TOTAL_COUNT, resolve: (page) => page.totalCount }),
+      }),
+    },
+    { name: 'OrderEdge', description: 'An order of a page, and its cursor.' },
+  ),
 );

@@ -184,7 +184,7 @@ export async function placeOrder(
   }
 }
 
-const ORDER_COLUMNS = `o.id as "orderId", o.email, ${rfc3339('o.created_at')} as "createdAt", o.status,
+export const ORDER_COLUMNS = `o.id as "orderId", o.email, ${rfc3339('o.created_at')} as "createdAt", o.status,
   ${rfc3339('o.expires_at')} as "expiresAt", o.checkout_url as "checkoutUrl",
   (select coalesce(sum(r.amount), 0)::int from refund r where r.order_id = o.id) as "refundedAmount",
   (select json_agg(${TICKET_VIEW_JSON} order by t.order_position)

@@ -40,6 +40,13 @@ export interface TicketRange {
   endDate?: string | null;
 }
 
+/** Refuses a range whose end lies before its start. */
+export function checkTicketRange({ startDate, endDate }: TicketRange): void {
+  if (startDate && endDate && endDate < startDate) {
+    throw invalidField('endDate', `must not be before startDate (${startDate})`);
+  }
+}
+
 // The tickets of each account of $1 with a date in [$2, $3] (either end null: open), one page ($4, $5) of
 // them by ticket date, then purchase time, and how many there are over all pages.
 const TICKETS_OF_ACCOUNTS = statement(
@@ -73,10 +80,8 @@ export async function loadTicketsOf(
   range: TicketRange,
   page: Page,
 ): Promise<ListPage<TicketView>> {
+  checkTicketRange(range);
   const { startDate = null, endDate = null } = range;
-  if (startDate && endDate && endDate < startDate) {
-    throw invalidField('endDate', `must not be before startDate (${startDate})`);
-  }
   const name = `tickets.ofAccount/${startDate}/${endDate}/${page.page}/${page.limit}`;
   const loaded = await loadBatched(shared, name, accountId, async (ids) => {
     const rows = await sql.query<{ accountId: string } & ListPage<TicketView>>(TICKETS_OF_ACCOUNTS, [
