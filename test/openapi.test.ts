@@ -107,7 +107,7 @@ describe('schema/openapi.json', () => {
 
   it('keeps the reference shape: basic auth everywhere, tags, shared parameters, problem+json errors', () => {
     expect(document.openapi).toBe('3.1.0');
-    expect(document.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    expect(document.servers).toEqual([{ url: '/', description: expect.any(String), 'x-internal': false }]);
     expect(document.security).toEqual([{ MuseumPlaceholderAuth: [] }]);
     expect(document.components.securitySchemes.MuseumPlaceholderAuth).toMatchObject({
       type: 'http',
@@ -129,7 +129,12 @@ describe('schema/openapi.json', () => {
       ]),
     );
     const listEvents = document.paths['/special-events'].get.responses['200'];
-    expect(Object.keys(listEvents.headers)).toEqual(['Link', 'X-Total-Count', 'ETag']);
+    expect(Object.keys(listEvents.headers)).toEqual([
+      'Link',
+      'X-Total-Count',
+      'ETag',
+      'Access-Control-Allow-Origin',
+    ]);
     const badRequest = document.components.responses.BadRequest;
     expect(Object.keys(badRequest.content)).toEqual(['application/problem+json']);
     expect(badRequest.content['application/problem+json'].example).toMatchObject({
@@ -313,6 +318,7 @@ describe('conditional requests and limits in the document', () => {
       'Retry-After',
       'RateLimit-Policy',
       'RateLimit',
+      'Access-Control-Allow-Origin',
     ]);
   });
 });

@@ -4,7 +4,8 @@ import { ROLES } from './account.entity.ts';
 /** Names go into HTTP Basic credentials, so no colon; kept to characters that survive any terminal. */
 export const accountName = z
   .string()
-  .regex(/^[A-Za-z0-9._@-]{1,64}$/, 'must be 1 to 64 letters, digits or . _ @ -');
+  .regex(/^[A-Za-z0-9._@-]{1,64}$/, 'must be 1 to 64 letters, digits or . _ @ -')
+  .meta({ maxLength: 64 });
 
 export const password = z
   .string()

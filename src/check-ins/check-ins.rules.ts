@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { CONFIRMATION_CODE_PATTERN } from '../tickets/tickets.rules.ts';
+import { CONFIRMATION_CODE_LENGTH, CONFIRMATION_CODE_PATTERN } from '../tickets/tickets.rules.ts';
 
 /** What a scanner sends: the confirmation code its camera read from the ticket's QR code. */
 export const checkInSchema = z.object({
   confirmationCode: z
     .string()
-    .regex(CONFIRMATION_CODE_PATTERN, 'must be a confirmation code such as ticket-general-e5e5c6-dce78'),
+    .regex(CONFIRMATION_CODE_PATTERN, 'must be a confirmation code such as ticket-general-e5e5c6-dce78')
+    .meta({ maxLength: CONFIRMATION_CODE_LENGTH }),
 });
 
 export type CheckInInput = z.infer<typeof checkInSchema>;

@@ -145,7 +145,8 @@ export const ERROR_KINDS = {
     documented: {
       name: 'TooManyRequests',
       headers: ['Retry-After', 'RateLimit-Policy', 'RateLimit'],
-      description: 'Too many failed logins from this address; retry after `Retry-After` seconds.',
+      description:
+        'Too many failed logins, or too many requests in progress from this client; retry after `Retry-After` seconds.',
       detail: 'Too many failed logins; try again later',
     },
   },

@@ -56,17 +56,18 @@ stringScalar(
   'A calendar date, `YYYY-MM-DD`, that exists (2023-02-30 does not).',
   isCalendarDate,
   'a calendar date YYYY-MM-DD that exists',
-  { format: 'date', description: 'A calendar date, `YYYY-MM-DD`, that exists.' },
+  { format: 'date', maxLength: 10, description: 'A calendar date, `YYYY-MM-DD`, that exists.' },
 );
 stringScalar(
   'LocalTime',
   'A time of day on the 24-hour clock, `HH:MM`.',
   isLocalTime,
   'a time HH:MM (00:00 to 23:59)',
-  { pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'HH:MM, 24-hour clock.' },
+  { pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', maxLength: 5, description: 'HH:MM, 24-hour clock.' },
 );
 stringScalar('UUID', 'A UUID such as `3be6453c-03eb-4357-ae5a-984a0e574a54`.', isUuid, 'a UUID', {
   format: 'uuid',
+  maxLength: 36,
 });
 stringScalar(
   'EmailAddress',
@@ -80,5 +81,5 @@ stringScalar(
   'An instant, RFC 3339 in UTC: `2030-10-29T08:30:00.000Z`.',
   (value) => RFC3339_UTC.test(value) && !Number.isNaN(Date.parse(value)),
   'an RFC 3339 date-time in UTC such as 2030-10-29T08:30:00.000Z',
-  { format: 'date-time' },
+  { format: 'date-time', maxLength: 24 },
 );

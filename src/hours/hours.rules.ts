@@ -17,7 +17,10 @@ export const isoWeekdayOf = (weekday: Weekday) => WEEKDAYS.indexOf(weekday) + 1;
 export const weekdayOf = (isoWeekday: number): Weekday => WEEKDAYS[isoWeekday - 1]!;
 
 /** A time of day as the API speaks it: 24-hour HH:MM. */
-export const localTime = z.string().refine(isLocalTime, 'must be a time HH:MM (00:00 to 23:59)');
+export const localTime = z
+  .string()
+  .refine(isLocalTime, 'must be a time HH:MM (00:00 to 23:59)')
+  .meta({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', maxLength: 5 });
 
 /** Hours of one day: both times (open before close), or `closed: true` and no times. */
 interface DayTimes {

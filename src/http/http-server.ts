@@ -4,6 +4,7 @@ import { nodeHttp } from '../common/node-http.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { PROBLEM_CONTENT_TYPE } from '../protocol/problem.ts';
+import { HEADER_LIMIT_BYTES } from '../protocol/request.ts';
 import { guardedListener } from './listener.ts';
 
 /**
@@ -31,8 +32,7 @@ export function createHttpServer(
       headersTimeout: config.headersTimeoutMs,
       requestTimeout: config.requestTimeoutMs,
       connectionsCheckingInterval: 250,
-      // Headers beyond 16 KiB are refused with 431 before the app sees them.
-      maxHeaderSize: 16 * 1024,
+      maxHeaderSize: HEADER_LIMIT_BYTES,
     },
     guardedListener(listener, {
       maxConcurrentRequests: config.maxConcurrentRequests,

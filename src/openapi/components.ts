@@ -5,7 +5,8 @@
 
 import { z } from 'zod';
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
-import { problemOf, WWW_AUTHENTICATE } from '../protocol/problem.ts';
+import { PROBLEM_LIMITS, PROBLEM_TYPES, problemOf, WWW_AUTHENTICATE } from '../protocol/problem.ts';
+import { HEADER_LIMIT_BYTES } from '../protocol/request.ts';
 import type { Examples } from './route-docs.ts';
 import { fromZod, type Json } from './schemas.ts';
 import { OPENAPI_SECURITY_SCHEME } from './security-scheme.ts';
@@ -13,70 +14,83 @@ import { OPENAPI_SECURITY_SCHEME } from './security-scheme.ts';
 const problemSchema = z
   .object({
     type: z
-      .string()
+      .enum(PROBLEM_TYPES)
       .meta({ description: 'The kind of problem, a URI reference.', example: '/problems/validation' }),
-    title: z.string().meta({ description: 'Short summary of the kind.', example: 'Validation failed' }),
+    title: z
+      .enum(Object.values(ERROR_KINDS).map((kind) => kind.title))
+      .meta({ description: 'Short summary of the kind.', example: 'Validation failed' }),
     status: z.int().min(100).max(599).meta({ description: 'The HTTP status code.', example: 400 }),
-    detail: z.string().meta({ description: 'What went wrong with this request.' }),
+    detail: z.string().max(PROBLEM_LIMITS.detail).meta({ description: 'What went wrong with this request.' }),
     errors: z
       .array(
         z.object({
-          path: z.string().meta({
+          path: z.string().max(PROBLEM_LIMITS.path).meta({
             description:
               'The offending field as a client writes it (`dates[1]`, `price`, `page`); empty for the whole body.',
           }),
-          message: z.string(),
+          message: z.string().max(PROBLEM_LIMITS.message),
         }),
       )
+      .max(PROBLEM_LIMITS.issues)
       .optional()
       .meta({
-        description:
-          'Every offending field of a validation failure (400); the field or order line another refusal concerns (409, 404), where it names one.',
+        description: `Every offending field of a validation failure (400; the first ${PROBLEM_LIMITS.issues}); the field or order line another refusal concerns (409, 404), where it names one.`,
       }),
   })
   .meta({ description: 'RFC 9457 problem details.' });
+
+/** A header's value: one line, within what the server takes of a request's headers. */
+export const HEADER_VALUE = { type: 'string', maxLength: HEADER_LIMIT_BYTES, pattern: '^[^\\r\\n]*$' };
 
 const HEADERS: Record<string, Json> = {
   Link: {
     description:
       'RFC 8288 links: `first`, `prev` (a page with items), `next`, and `last` where the total is counted.',
-    schema: { type: 'string' },
+    // Up to four links, each a path and its query (an e-mail address at most among the filters).
+    schema: { type: 'string', pattern: '^<', maxLength: 4096 },
     example: '</special-events?page=2&limit=10>; rel="next", </special-events?page=1&limit=10>; rel="first"',
   },
   'X-Total-Count': {
     description: 'How many items all the pages hold together.',
-    schema: { type: 'integer', minimum: 0 },
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 2 ** 31 - 1 },
     example: 12,
   },
   Location: {
     description: 'Where the created resource lives.',
-    schema: { type: 'string', format: 'uri-reference' },
+    schema: { type: 'string', format: 'uri-reference', maxLength: 200 },
   },
   'WWW-Authenticate': {
     description: 'The authentication scheme to use.',
-    schema: { type: 'string' },
+    schema: { type: 'string', enum: [WWW_AUTHENTICATE] },
     example: WWW_AUTHENTICATE,
   },
   'Retry-After': {
     description: 'Seconds to wait before trying again.',
-    schema: { type: 'integer', minimum: 0 },
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 },
   },
   ETag: {
     description:
       'A strong entity tag of this representation (an event: its version, `"v3"`); send it back in `If-None-Match` to get 304 while it is unchanged, or in `If-Match` to change the event only if nobody else has.',
-    schema: { type: 'string' },
+    // A version (`"v3"`) or a base64url digest of the representation (protocol/conditional.ts).
+    schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]+"$', maxLength: 64 },
     example: '"v3"',
   },
   'RateLimit-Policy': {
     description:
       'The limit that refused the request (IETF draft-ietf-httpapi-ratelimit-headers): its name, quota `q` and window `w` in seconds.',
-    schema: { type: 'string' },
+    schema: { type: 'string', pattern: '^"[a-z-]+";q=\\d+;w=\\d+$', maxLength: 100 },
     example: '"login-pair";q=10;w=300',
   },
   RateLimit: {
     description: 'What is left of that limit (`r`) and the seconds until it resets (`t`).',
-    schema: { type: 'string' },
+    schema: { type: 'string', pattern: '^"[a-z-]+";r=\\d+;t=\\d+$', maxLength: 100 },
     example: '"login-pair";r=0;t=300',
+  },
+  'Access-Control-Allow-Origin': {
+    description:
+      "The request's `Origin`, sent back when `CORS_ORIGINS` lists it (on every answer, refusals too); absent otherwise.",
+    schema: { ...HEADER_VALUE, pattern: '^https?://[^/?#\\s]+$' },
+    example: 'https://app.example.com',
   },
 };
 
@@ -87,7 +101,7 @@ const CONDITIONAL_PARAMETERS: Record<'If-None-Match' | 'If-Match', Json> = {
     in: 'header',
     description:
       'Entity tags of representations the client holds (`*`: any); when one matches (weak comparison), the answer is 304 without a body.',
-    schema: { type: 'string' },
+    schema: HEADER_VALUE,
     example: '"v3"',
   },
   'If-Match': {
@@ -95,7 +109,7 @@ const CONDITIONAL_PARAMETERS: Record<'If-None-Match' | 'If-Match', Json> = {
     in: 'header',
     description:
       "The event's entity tag as last read (`ETag`), or `*`: the change is made only if it is still current (strong comparison), else 412 and nothing changes. Left out: no check, as the reference clients send.",
-    schema: { type: 'string' },
+    schema: HEADER_VALUE,
     example: '"v3"',
   },
 };
@@ -134,6 +148,11 @@ export function createComponents() {
     components.headers[name] = HEADERS[name]!;
     return ref('headers', name);
   };
+  /** A response's headers and those every answer may carry (CORS, src/http/edge-headers.ts). */
+  const withEdgeHeaders = (headers: Record<string, Json> = {}) => ({
+    ...headers,
+    'Access-Control-Allow-Origin': addHeader('Access-Control-Allow-Origin'),
+  });
   const addProblem = (kind: ErrorKind) => {
     const documented: { name: string; description: string; detail: string; headers?: readonly string[] } =
       ERROR_KINDS[kind].documented;
@@ -145,7 +164,7 @@ export function createComponents() {
         kind === 'validation' ? [{ path: 'price', message: 'must have at most 2 decimals' }] : [];
       components.responses[name] = {
         description,
-        ...(Object.keys(headers).length > 0 ? { headers } : {}),
+        headers: withEdgeHeaders(headers),
         content: {
           'application/problem+json': {
             schema: ref('schemas', 'Problem'),
@@ -182,6 +201,7 @@ export function createComponents() {
   return {
     addSchema,
     addHeader,
+    withEdgeHeaders,
     addProblem,
     addExamples,
     addParameter,

@@ -66,7 +66,14 @@ export function buildOpenApiDocument(
       description: DESCRIPTION,
       license: { name: 'MIT', url: 'https://opensource.org/license/mit/' },
     },
-    servers: [{ url: '/', description: 'This server' }],
+    // Each deployment serves this document about itself, whichever environment it is, to the public.
+    servers: [
+      {
+        url: '/',
+        description: 'This server (local, staging or production: whichever serves this document)',
+        'x-internal': false,
+      },
+    ],
     security: [{ [OPENAPI_SECURITY_SCHEME]: [] }],
     tags: [...usedTags].map((name) => ({ name, ...(TAGS[name] ? { description: TAGS[name] } : {}) })),
     paths,

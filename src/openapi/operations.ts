@@ -19,9 +19,11 @@ import {
 } from 'graphql';
 import { z } from 'zod';
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
+import { MAX_PAGE_SIZE } from '../common/pagination.ts';
 import { pothosOptionsOf } from '../graphql/builder.ts';
 import { BODY_VARIABLE, type CompiledRoute } from '../rest/compiled-routes.ts';
-import type { Components } from './components.ts';
+import { ANSWER_LIMITS } from './answer-limits.ts';
+import { type Components, HEADER_VALUE } from './components.ts';
 import { PARAMETERS } from './prose.ts';
 import type { RouteDocs } from './route-docs.ts';
 import {
@@ -115,6 +117,9 @@ function parametersOf(route: CompiledRoute, compiled: CompiledOperation, compone
     const type = variableTypes.get(name);
     const fromRules = (argsSchema.properties as Record<string, Json> | undefined)?.[name];
     const schemaOf = withoutNull(fromRules ?? (type ? inputTypeSchema(type) : { type: 'string' }));
+    // What the argument's GraphQL type enforces first (a scalar's format and length) completes the rules.
+    if (fromRules && type)
+      for (const [key, value] of Object.entries(inputTypeSchema(type))) schemaOf[key] ??= value;
     if (
       schemaOf.type === 'integer' &&
       (schemaOf.maximum === undefined || Number(schemaOf.maximum) > 2 ** 31 - 1)
@@ -149,7 +154,7 @@ function parametersOf(route: CompiledRoute, compiled: CompiledOperation, compone
         in: 'header',
         description: field.args.find((a) => a.name === variable)?.description ?? header,
         ...(isNonNullType(variableTypes.get(variable)) ? { required: true } : {}),
-        schema: { type: 'string' },
+        schema: HEADER_VALUE,
       });
   }
   return parameters;
@@ -176,8 +181,8 @@ function successOf(
   docs: RouteDocs,
   components: Components,
 ): Json {
-  const { addHeader, addSchema } = components;
-  if (route.status === 204) return { description: 'Success - no content.' };
+  const { addHeader, addSchema, withEdgeHeaders } = components;
+  if (route.status === 204) return { description: 'Success - no content.', headers: withEdgeHeaders() };
   const description = route.status === 201 ? 'Created.' : 'Success.';
   const produced = route.produces?.contentType;
   if (produced) {
@@ -185,7 +190,7 @@ function successOf(
     const name = docs.responseSchema ?? `${capitalized(route.operationId)}Body`;
     return {
       description,
-      headers: { ETag: addHeader('ETag') },
+      headers: withEdgeHeaders({ ETag: addHeader('ETag') }),
       content: {
         [produced]: {
           schema: addSchema(name, { type: 'string', contentMediaType: produced }, `${name}_`),
@@ -193,7 +198,13 @@ function successOf(
       },
     };
   }
-  const shape = outputSchema(compiled.bodyType, compiled.selection);
+  const shape = outputSchema(compiled.bodyType, compiled.selection, ANSWER_LIMITS);
+  // A page holds at most the largest `limit`; a root field's own list, what answer-limits.ts says.
+  if (shape.type === 'array')
+    Object.assign(
+      shape,
+      route.paged ? { maxItems: MAX_PAGE_SIZE } : ANSWER_LIMITS.Query?.[compiled.field.name],
+    );
   let responseSchema: Json;
   if (shape.type === 'array' && (shape.items as Json).type === 'object') {
     const itemType = getNamedType(compiled.bodyType).name;
@@ -223,7 +234,7 @@ function successOf(
   const alternative = route.alternative?.contentType.split(';')[0];
   return {
     description,
-    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    headers: withEdgeHeaders(headers),
     content: {
       'application/json': { schema: responseSchema, ...components.addExamples(docs.examples?.response) },
       ...(alternative
@@ -244,8 +255,8 @@ function refusalsOf(route: CompiledRoute, field: GraphQLField<unknown, unknown>,
   if (route.notFound || pathParameterNames(route.path).length > 0) kinds.push('notFound');
   kinds.push(...(docs.problems ?? []));
   if (route.body || route.rawBody) kinds.push('payloadTooLarge', 'unsupportedMediaType');
-  if (scopes) kinds.push('tooManyRequests');
-  kinds.push('internal', 'unavailable');
+  // Failed logins, and requests in progress from one client (src/http/listener.ts), whatever the operation.
+  kinds.push('tooManyRequests', 'internal', 'unavailable');
   return [...new Set(kinds)].sort((a, b) => ERROR_KINDS[a].status - ERROR_KINDS[b].status);
 }
 
@@ -293,7 +304,7 @@ export function operationOf(
   if (route.method === 'GET')
     responses['304'] = {
       description: 'Not modified: `If-None-Match` named the current representation; no body.',
-      headers: { ETag: components.addHeader('ETag') },
+      headers: components.withEdgeHeaders({ ETag: components.addHeader('ETag') }),
     };
   for (const kind of refusalsOf(route, field, docs)) {
     responses[String(ERROR_KINDS[kind].status)] = components.addProblem(kind);

@@ -15,7 +15,7 @@ in (\`POST /check-ins\`, which also takes \`staff\`) and read tickets (anyone's,
 caller without the right learns nothing about it.
 
 **Errors** are [RFC 9457](https://www.rfc-editor.org/rfc/rfc9457) \`application/problem+json\` bodies
-(\`Problem\`); a validation failure (400) names every offending field in \`errors\`. A known path with another
+(\`Problem\`); a validation failure (400) names every offending field in \`errors\` (the first 100). A known path with another
 method answers 405 with \`Allow\`; an unknown path 404. Request bodies are JSON objects with no unknown or
 server-assigned fields.
 
@@ -78,12 +78,12 @@ export const PARAMETERS: Record<string, { component: string; description: string
 };
 
 /** A header of every webhook message, as Standard Webhooks define it. */
-const webhookHeader = (name: string, description: string, example: string) => ({
+const webhookHeader = (name: string, description: string, pattern: string, example: string) => ({
   name,
   in: 'header',
   required: true,
   description,
-  schema: { type: 'string' },
+  schema: { type: 'string', pattern, maxLength: example.length },
   example,
 });
 
@@ -103,12 +103,19 @@ export const PUBLISH_NEW_EVENT = {
       webhookHeader(
         'webhook-id',
         'The message: the same on every attempt.',
+        '^msg_[0-9a-f-]{36}$',
         'msg_6c1f7a4e-2f0b-4c8e-9d3a-5b7e1f2a9c40',
       ),
-      webhookHeader('webhook-timestamp', 'Unix seconds when this attempt was signed.', '1919510400'),
+      webhookHeader(
+        'webhook-timestamp',
+        'Unix seconds when this attempt was signed.',
+        '^\\d{1,10}$',
+        '1919510400',
+      ),
       webhookHeader(
         'webhook-signature',
         '`v1,` and the base64 HMAC-SHA256, keyed with the subscription secret, of `{webhook-id}.{webhook-timestamp}.{body}`.',
+        '^v1,[A-Za-z0-9+/]{43}=$',
         'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
       ),
     ],

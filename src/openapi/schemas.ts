@@ -25,7 +25,7 @@ export type Json = Record<string, unknown>;
 const BUILT_IN_SCALARS: Record<string, Json> = {
   String: { type: 'string' },
   ID: { type: 'string' },
-  Int: { type: 'integer', format: 'int32' },
+  Int: { type: 'integer', format: 'int32', minimum: -(2 ** 31), maximum: 2 ** 31 - 1 },
   Float: { type: 'number' },
   Boolean: { type: 'boolean' },
 };
@@ -34,12 +34,24 @@ const scalarSchema = (scalar: GraphQLNamedType): Json => ({
   ...((scalar.extensions as Partial<ScalarExtensions>).jsonSchema ?? BUILT_IN_SCALARS[scalar.name] ?? {}),
 });
 
-/** zod → JSON Schema 2020-12 (OpenAPI 3.1's dialect); refinements carry theirs through `.meta()`. */
+/** The length of every value of a string format whose syntax fixes it. */
+const FORMAT_LENGTHS: Record<string, number> = { date: 10, uuid: 36 };
+
+/**
+ * zod → JSON Schema 2020-12 (OpenAPI 3.1's dialect); refinements carry theirs through `.meta()`, a date or
+ * UUID says its length, which its format fixes, and an integer its size.
+ */
 export function fromZod(schema: z.ZodType): Json {
   const json = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io: 'input',
     unrepresentable: 'any',
+    override: ({ jsonSchema }) => {
+      const length = FORMAT_LENGTHS[String(jsonSchema.format)];
+      if (length !== undefined) jsonSchema.maxLength ??= length;
+      // Every integer the API takes is a GraphQL Int.
+      if (jsonSchema.type === 'integer') jsonSchema.format ??= 'int32';
+    },
   }) as Json;
   delete json.$schema;
   return json;
@@ -102,10 +114,20 @@ export function requestBodySchema(type: GraphQLInputType): Json {
   return schema;
 }
 
-/** What REST answers for a root field: the selected fields (null ones left out, so not required). */
-export function outputSchema(type: GraphQLOutputType, selections?: SelectionSetNode): Json {
+/** What each answer's field holds at most, by GraphQL type and field (answer-limits.ts). */
+export type AnswerLimits = Record<string, Record<string, Json>>;
+
+/**
+ * What REST answers for a root field: the selected fields (null ones left out, so not required), each with
+ * what it holds at most (`limits`).
+ */
+export function outputSchema(
+  type: GraphQLOutputType,
+  selections: SelectionSetNode | undefined,
+  limits: AnswerLimits,
+): Json {
   const inner = unwrapNonNull(type);
-  if (isListType(inner)) return { type: 'array', items: outputSchema(inner.ofType, selections) };
+  if (isListType(inner)) return { type: 'array', items: outputSchema(inner.ofType, selections, limits) };
   if (isEnumType(inner)) return { type: 'string', enum: inner.getValues().map((v) => v.value) };
   if (isObjectType(inner)) {
     const fields = inner.getFields();
@@ -116,12 +138,16 @@ export function outputSchema(type: GraphQLOutputType, selections?: SelectionSetN
       const field = fields[selection.name.value];
       if (!field) continue;
       const key = selection.alias?.value ?? field.name;
-      properties[key] = {
-        ...outputSchema(field.type, selection.selectionSet),
+      const property: Json = {
+        ...outputSchema(field.type, selection.selectionSet, limits),
         // What a field says of its values beyond its type (an `ID` that is a UUID).
         ...(field.extensions as { jsonSchema?: Json }).jsonSchema,
+        ...limits[inner.name]?.[field.name],
         ...(field.description ? { description: field.description } : {}),
       };
+      const length = FORMAT_LENGTHS[String(property.format)];
+      if (length !== undefined) property.maxLength ??= length;
+      properties[key] = property;
       // A field selected under @include or @skip is not always there.
       if (isNonNullType(field.type) && !selection.directives?.length) required.push(key);
     }

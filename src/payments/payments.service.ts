@@ -9,16 +9,19 @@ import { SALES_SCOPE, SLOT_SCOPE } from '../tickets/ticket-view.ts';
 import { expireHeld } from './holds.ts';
 import type { CheckoutSession, PaymentEvent } from './stripe-gateway.ts';
 
-export type EventOutcome =
-  | 'confirmed'
-  | 'confirmed_late'
-  | 'refunded'
-  | 'expired'
-  | 'awaiting_payment'
-  | 'no_change'
-  | 'replayed'
-  | 'unknown_session'
-  | 'ignored';
+export const EVENT_OUTCOMES = [
+  'confirmed',
+  'confirmed_late',
+  'refunded',
+  'expired',
+  'awaiting_payment',
+  'no_change',
+  'replayed',
+  'unknown_session',
+  'ignored',
+] as const;
+
+export type EventOutcome = (typeof EVENT_OUTCOMES)[number];
 
 /** The order as a payment finds it, its row locked until the transaction ends. */
 interface HeldOrder {

@@ -11,7 +11,10 @@ export const MAX_CATEGORIES = 20;
 const CATEGORY_RULE = 'must be 1 to 32 lowercase letters, digits or -';
 
 /** A visitor category's key, as tickets, event prices and the sales report name it. */
-export const categoryKey = z.string().regex(/^[a-z0-9-]{1,32}$/, CATEGORY_RULE);
+export const categoryKey = z
+  .string()
+  .regex(/^[a-z0-9-]{1,32}$/, CATEGORY_RULE)
+  .meta({ maxLength: 32 });
 
 /** Issues for each entry whose `category` an earlier entry named already. */
 function eachCategoryOnce(entries: { category: string }[], ctx: z.RefinementCtx) {

@@ -7,6 +7,9 @@ import { parseJsonBody } from './json-body.ts';
 /** Request bodies larger than this are refused with 413 before any of them is parsed. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+/** A request's headers larger than this, together, are refused with 431 before the app sees them. */
+export const HEADER_LIMIT_BYTES = 16 * 1024;
+
 /** What one request leaves for its log line and metrics, filled in as it goes. */
 export interface Observation {
   requestId: string;

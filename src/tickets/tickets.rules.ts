@@ -40,7 +40,11 @@ export const visitFields = {
 export const EVENT_ID_RULE_JSON_SCHEMA = {
   if: { properties: { ticketType: { const: 'event' } }, required: ['ticketType'] },
   // biome-ignore lint/suspicious/noThenProperty: JSON Schema's own keyword
-  then: { required: ['eventId'], properties: { eventId: { type: 'string' } }, additionalProperties: true },
+  then: {
+    required: ['eventId'],
+    properties: { eventId: { type: 'string', format: 'uuid', maxLength: 36 } },
+    additionalProperties: true,
+  },
   else: { properties: { eventId: { type: 'null' } }, additionalProperties: true },
 };
 
@@ -64,6 +68,9 @@ export const PURCHASE_MESSAGES: Record<TicketKind, string> = {
 
 /** A confirmation code as newConfirmationCode writes it (and a ticket's QR code holds it). */
 export const CONFIRMATION_CODE_PATTERN = /^ticket-(general|event)-[0-9a-f]{6}-[0-9a-f]{5}$/;
+
+/** The longest confirmation code: a general ticket's. */
+export const CONFIRMATION_CODE_LENGTH = 'ticket-general-e5e5c6-dce78'.length;
 
 /**
  * `ticket-{type}-{6 hex}-{5 hex}`: 44 random bits, checked for uniqueness by the database. They are the first

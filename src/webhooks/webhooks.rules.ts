@@ -29,7 +29,13 @@ export const webhookSubscriptionSchema = z.object({
     .max(2048, 'must be at most 2048 characters')
     .refine(isHttpUrl, 'must be an absolute https:// URL')
     .meta({ format: 'uri' }),
-  description: z.string().trim().max(500, 'must be at most 500 characters').nullish(),
+  description: z
+    .string()
+    .trim()
+    .max(500, 'must be at most 500 characters')
+    .refine((value) => !value.includes('\u0000'), 'must not contain the NUL character')
+    .meta({ pattern: '^[^\\u0000]*$' })
+    .nullish(),
 });
 
 export type WebhookSubscriptionFields = z.infer<typeof webhookSubscriptionSchema>;
