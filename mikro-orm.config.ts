@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig } from '@mikro-orm/postgresql';
-import { CompiledQuery } from 'kysely';
 import { Account } from './src/accounts/account.entity.ts';
 import { LoginThrottle } from './src/accounts/login-throttle.entity.ts';
 import { MuseumClient } from './src/db/pg-client.ts';
@@ -28,6 +27,25 @@ export type Connection =
   | { url: string; poolSize?: number; pooler?: boolean; statementTimeoutMs?: number };
 
 export const migrationsPath = join(import.meta.dirname, 'src', 'db', 'migrations');
+
+/**
+ * What every connection is set to before its first statement, as one simple-protocol message: a generic plan
+ * for each prepared statement (those with a parameterised LIMIT were re-planned at every run), and a
+ * statement that outlives its operation's deadline cancelled. The embedded database is one session for
+ * every connection it ever takes: a new connection starts without the statements an earlier one prepared
+ * there, or preparing them again would fail. Behind a transaction pooler a connection is another server
+ * session at every transaction: nothing (src/db/sql.ts sends unnamed statements, planned for their values;
+ * the pooler's connect_query sets the timeout).
+ */
+function settingsOf(connection: Connection): string | null {
+  if ('url' in connection && connection.pooler) return null;
+  const timeout = 'url' in connection ? connection.statementTimeoutMs : undefined;
+  return [
+    'set plan_cache_mode = force_generic_plan',
+    ...(timeout ? [`set statement_timeout = ${Math.trunc(timeout)}`] : []),
+    'deallocate all',
+  ].join('; ');
+}
 
 /** MikroORM options for the museum, over either connection; entities are listed, never discovered. */
 export function ormConfig(connection: Connection) {
@@ -76,27 +94,15 @@ export function ormConfig(connection: Connection) {
       transactional: true,
       allOrNothing: true,
     },
-    // Statements with a parameterised LIMIT were re-planned on every run; a generic plan is reused. A
-    // statement that outlives its operation's deadline is cancelled. Behind a transaction pooler a connection
-    // is a different server session at every transaction: no SET there (src/db/sql.ts sends unnamed
-    // statements, planned for their values anyway; the pooler's connect_query sets the timeout).
-    ...('url' in connection && connection.pooler
-      ? {}
-      : {
-          onCreateConnection: async (created: unknown) => {
-            const timeout = 'url' in connection ? connection.statementTimeoutMs : undefined;
-            const settings = [
-              'set plan_cache_mode = force_generic_plan',
-              ...(timeout ? [`set statement_timeout = ${Math.trunc(timeout)}`] : []),
-            ];
-            // One round trip: a query without parameters goes as one simple-protocol message.
-            await (created as { executeQuery(query: CompiledQuery): Promise<unknown> }).executeQuery(
-              CompiledQuery.raw(settings.join('; ')),
-            );
-          },
-        }),
-    // Every connection is the service's pg client (src/db/pg-client.ts), through pg-pool's `Client` option.
-    driverOptions: { Client: MuseumClient },
+    // Every connection is the service's pg client (src/db/pg-client.ts), through pg-pool's `Client` option,
+    // and starts with the settings below (pg-pool's `onConnect`, awaited before the connection is used).
+    driverOptions: {
+      Client: MuseumClient,
+      ...(settingsOf(connection) && {
+        onConnect: (client: { query(text: string): Promise<unknown> }) =>
+          client.query(settingsOf(connection)!),
+      }),
+    },
     debug: false,
     allowGlobalContext: false,
   });

@@ -123,11 +123,7 @@ const LISTEN_CHECK_MS = 5_000;
  */
 async function openPostgres(database: PostgresSettings): Promise<Database> {
   const pooler = database.directUrl !== null;
-  const orm = await initOrm({
-    url: database.url,
-    pooler,
-    statementTimeoutMs: pooler ? undefined : database.statementTimeoutMs,
-  });
+  const orm = await initOrm({ url: database.url, pooler, statementTimeoutMs: database.statementTimeoutMs });
   let replicas: Replicas | undefined;
   try {
     const pool = await nativePool(orm);

@@ -2,7 +2,7 @@ import type { Client, Pool, PoolClient } from 'pg';
 import type { Replica, Replicas } from './replicas.ts';
 
 /**
- * A statement sent by name: each connection parses and plans it once (a generic plan, see ON_CONNECT)
+ * A statement sent by name: each connection parses and plans it once (a generic plan, see mikro-orm.config.ts)
  * and then only binds values to it. Behind a transaction pooler the name is not sent (see createSql).
  */
 export interface Statement {
@@ -53,11 +53,6 @@ export interface Listening {
 
 const RELISTEN_MS = 1_000;
 
-// Statements with a parameterised LIMIT were re-planned on every run; a generic plan is planned once.
-// The embedded database is one session for every connection it ever takes: a new connection starts
-// without the statements an earlier one prepared there, or preparing them again would fail.
-const ON_CONNECT = 'set plan_cache_mode = force_generic_plan; deallocate all';
-
 export interface SqlOptions {
   /**
    * `pool` reaches a transaction pooler: every statement goes unnamed (parsed and planned at each run) and
@@ -77,18 +72,12 @@ export interface SqlOptions {
 type QueryConfig = { name?: string; statement?: string; text: string; values: unknown[] };
 
 /**
- * Prepared statements over MikroORM's own `pg` pool, for the hot paths that need no entities. Every
- * connection the pool opens, for MikroORM or for this client, first runs ON_CONNECT (not behind a pooler).
+ * Prepared statements over MikroORM's own `pg` pool, for the hot paths that need no entities (its
+ * connections' settings: mikro-orm.config.ts).
  * `toDriverError` turns a `pg` error into MikroORM's exception, so both paths fail alike.
  */
 export function createSql(pool: Pool, toDriverError: (error: Error) => Error, options: SqlOptions = {}): Sql {
   const { pooler = false, replicas } = options;
-  // Read by the pool whenever it opens a connection, and awaited before the connection is handed out.
-  const onConnect = pool.options.onConnect;
-  pool.options.onConnect = async (client) => {
-    await onConnect?.(client);
-    if (!pooler) await client.query(ON_CONNECT);
-  };
   const configOf = (statement: Statement, values: readonly unknown[]): QueryConfig =>
     pooler
       ? { statement: statement.name, text: statement.text, values: values as unknown[] }

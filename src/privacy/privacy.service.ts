@@ -172,6 +172,12 @@ const CLAIM_RETENTION_DAY = statement(
    values (gen_random_uuid(), 'retention', 'retention', $1::date, now())
    on conflict (retention_date) do nothing returning id`,
 );
+// The first run over years of visits may take longer than any request may (REQUEST_TIMEOUT_MS); a run cut
+// short would be tried again, and cut again, every day.
+const WITHOUT_STATEMENT_TIMEOUT = statement(
+  'privacy_without_statement_timeout',
+  'set local statement_timeout = 0',
+);
 const RECORD_RETENTION = statement(
   'privacy_record_retention',
   `update privacy_request r set orders = $2::int, tickets = $3::int, mails = $4::int where r.id = $1::uuid
@@ -191,6 +197,7 @@ export async function runRetention(
   const done = await sql.transaction(async (tx) => {
     const [claimed] = await tx.query<{ id: string }>(CLAIM_RETENTION_DAY, [today]);
     if (!claimed) return null;
+    await tx.query(WITHOUT_STATEMENT_TIMEOUT, []);
     await tx.query(HOLD_MAIL_QUEUE, []);
     const [erased] = await tx.query<Erased>(ERASE_BEFORE, [addDays(today, -retentionDays)]);
     const [recorded] = await tx.query<PrivacyRequestView>(RECORD_RETENTION, [

@@ -422,6 +422,48 @@ describe('retention', () => {
       await own.drop();
     }
   });
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'runs to its end past REQUEST_TIMEOUT_MS: its transaction is free of the statement timeout',
+    async () => {
+      const own = await ownDatabase();
+      const date = upcomingOpenDay(0);
+      const direct = new pg.Client({
+        connectionString: own.env.DATABASE_DIRECT_URL ?? own.env.DATABASE_URL,
+      });
+      try {
+        const first = await openOn(own.env);
+        try {
+          const sold = await first.rest('POST', '/tickets', {
+            ticketType: 'general',
+            ticketDate: date,
+            email: newAddress(),
+          });
+          expect(sold.status).toBe(201);
+        } finally {
+          await first.close();
+        }
+        // The run's erasure waits 2.5 s for the tickets, longer than any request of this instance may run.
+        await direct.connect();
+        await direct.query('begin');
+        await direct.query('lock table ticket in share mode');
+        const day = addDays(date, 31);
+        const later = await openOn({ ...own.env, REQUEST_TIMEOUT_MS: '1000' }, setClock('03:00', day));
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 2_500));
+          await direct.query('commit');
+          const run = await eventuallyRetention(later.rest, day);
+          expect(run.counts.tickets).toBe(1);
+        } finally {
+          await later.close();
+        }
+      } finally {
+        await direct.query('rollback').catch(() => {});
+        await direct.end().catch(() => {});
+        await own.drop();
+      }
+    },
+  );
 });
 
 async function eventuallyRetention(
