@@ -78,8 +78,9 @@ export async function eventsBetween(
 }
 
 /**
- * Buys a ticket for one of an event's dates (POST /tickets). The Idempotency-Key makes a retry of this
- * purchase (a phone that lost the answer) return the same ticket instead of selling a second one.
+ * Buys a ticket for one of an event's dates (POST /tickets). The Idempotency-Key (a typed header parameter
+ * of the operation) makes a retry of this purchase (a phone that lost the answer) return the same ticket
+ * instead of selling a second one.
  */
 export async function buyEventTicket(
   museum: Museum,
@@ -87,8 +88,8 @@ export async function buyEventTicket(
   idempotencyKey: string,
 ) {
   const { data, error, response } = await museum.rest.POST('/tickets', {
+    params: { header: { 'Idempotency-Key': idempotencyKey } },
     body: { ticketType: 'event', ...purchase },
-    headers: { 'Idempotency-Key': idempotencyKey },
   });
   if (error) throw new Error(`buying a ticket: ${response.status} ${error.title}: ${error.detail}`);
   return data;

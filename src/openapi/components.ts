@@ -1,12 +1,13 @@
 // The shared components of the OpenAPI document (src/openapi/document.ts): the Problem schema and the error
 // responses (from the error table, common/errors.ts), the response headers, the conditional-request
-// parameters and the security scheme; and the registry in which the operations put their schemas,
+// parameters, the `Idempotency-Key` parameter and the security scheme; and the registry in which the operations put their schemas,
 // parameters and examples as they are described.
 
 import { z } from 'zod';
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
 import { PROBLEM_LIMITS, PROBLEM_TYPES, problemOf, WWW_AUTHENTICATE } from '../protocol/problem.ts';
 import { HEADER_LIMIT_BYTES } from '../protocol/request.ts';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_TTL_HOURS } from '../tickets/idempotency.ts';
 import type { Examples } from './route-docs.ts';
 import { fromZod, type Json } from './schemas.ts';
 import { OPENAPI_SECURITY_SCHEME } from './security-scheme.ts';
@@ -114,6 +115,18 @@ const CONDITIONAL_PARAMETERS: Record<'If-None-Match' | 'If-Match', Json> = {
   },
 };
 
+/**
+ * The `Idempotency-Key` request header of the purchases that honour it (RouteDocs.idempotencyKey): its limits
+ * are checkIdempotencyKey's (src/tickets/idempotency.ts), its replay as docs/api.md tells it.
+ */
+const IDEMPOTENCY_KEY_PARAMETER: Json = {
+  name: IDEMPOTENCY_HEADER,
+  in: 'header',
+  description: `Makes the purchase safe to retry: the first successful answer for your account and this key is stored with a hash of the request and replayed for ${IDEMPOTENCY_TTL_HOURS} hours, the same status, body and ids, so a client that retries (a phone that lost the answer) is charged once. The same key with a different body is 422 and changes nothing; a request that failed stores nothing (fix it and retry with the same key); concurrent requests with one key wait for the first and replay its answer. 1 to 255 visible ASCII characters; left out, every request is a new purchase.`,
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  example: 'order-4711',
+};
+
 const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
 
 /** The document's `components`, filled in as the operations are described, and how they are added. */
@@ -197,6 +210,7 @@ export function createComponents() {
   };
   const conditional = (name: keyof typeof CONDITIONAL_PARAMETERS) =>
     addParameter(name, CONDITIONAL_PARAMETERS[name]);
+  const idempotencyKey = () => addParameter(IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PARAMETER);
 
   return {
     addSchema,
@@ -206,6 +220,7 @@ export function createComponents() {
     addExamples,
     addParameter,
     conditional,
+    idempotencyKey,
     /** The sections that hold anything, as the document's `components`. */
     sections: () =>
       Object.fromEntries(Object.entries(components).filter(([, section]) => Object.keys(section).length > 0)),

@@ -254,6 +254,7 @@ function refusalsOf(route: CompiledRoute, field: GraphQLField<unknown, unknown>,
   if (scopes && !('authenticated' in scopes || 'visitor' in scopes)) kinds.push('forbidden');
   if (route.notFound || pathParameterNames(route.path).length > 0) kinds.push('notFound');
   kinds.push(...(docs.problems ?? []));
+  if (docs.idempotencyKey) kinds.push('unprocessable'); // the key again with another body
   if (route.body || route.rawBody) kinds.push('payloadTooLarge', 'unsupportedMediaType');
   // Failed logins, and requests in progress from one client (src/http/listener.ts), whatever the operation.
   kinds.push('tooManyRequests', 'internal', 'unavailable');
@@ -270,6 +271,7 @@ export function operationOf(
   const compiled = describe(schema, route);
   const { field, variableTypes } = compiled;
   const parameters = parametersOf(route, compiled, components);
+  if (docs.idempotencyKey) parameters.push(components.idempotencyKey());
   const operation: Json = {
     summary: docs.summary,
     ...(docs.description

@@ -34,6 +34,11 @@ export interface RouteDocs {
   problems?: ErrorKind[];
   /** The name of the success response's schema in the OpenAPI document (default: the GraphQL type's). */
   responseSchema?: string;
+  /**
+   * The operation honours an `Idempotency-Key` header (its GraphQL field reads it through purchaseOptions,
+   * src/tickets/purchase-options.ts): declared as an optional header parameter, with its 422.
+   */
+  idempotencyKey?: true;
 }
 
 /** Every route's documentation, by its operationId. */
@@ -146,6 +151,7 @@ export const routeDocs: Record<string, RouteDocs> = {
   },
   buyMuseumTickets: {
     problems: ['conflict', 'unprocessable'],
+    idempotencyKey: true,
     summary: 'Buy museum tickets',
     description:
       "Purchase museum tickets for general entry or special events. Where the museum takes payment online (`MUSEUM_PAYMENTS=stripe`), a visitor's ticket is a one-ticket order that holds its seat until `expiresAt`: the answer adds `orderId`, `status: pending` and `checkoutUrl`, where it is paid (Stripe Checkout); it admits no one until then. 503 when Stripe cannot be reached (nothing is held).",

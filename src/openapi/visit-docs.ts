@@ -77,6 +77,7 @@ export const visitDocs: Record<string, RouteDocs> = {
   },
   placeOrder: {
     problems: ['conflict', 'unprocessable'],
+    idempotencyKey: true,
     summary: 'Place an order',
     description:
       "Buys several tickets at once: 1 to 20 lines of `quantity` tickets each, at most 20 tickets in all, with the rules of `POST /tickets` for each. All or nothing: every ticket is checked and counted against capacity in one transaction, and a line that is sold out makes the whole order a 409 naming it (`errors[0].path` is `lines[1]`), with nothing sold. Each ticket has its own `ticketId` and `confirmationCode`; its QR code is at `GET /tickets/{ticketId}/qr`. `Idempotency-Key` works as for `POST /tickets`. With `MUSEUM_PAYMENTS=stripe`, a visitor's order is `pending`: its seats are held until `expiresAt` (`ORDER_HOLD_MINUTES`) and it is paid at `checkoutUrl`; it becomes `confirmed` when Stripe says it is paid, or `expired` (its seats given back) when the hold ends first. Staff orders are confirmed at once (paid at the desk).",
