@@ -99,7 +99,7 @@ const REQUESTS_PAGE = statement(
   'privacy_requests_page',
   `select ${REQUEST_COLUMNS}, count(*) over ()::int as total
    from privacy_request r where $1::text is null or r.subject_hash = $1
-   order by r.created_at desc, r.id desc limit $2::int offset $3::int`,
+   order by r.created_at desc, r.id desc limit $2::int offset $3::bigint`,
 );
 
 export const REQUESTS_ABOUT = statement(
