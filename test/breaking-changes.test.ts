@@ -15,8 +15,13 @@ const release = documentsAt('release/');
 const current = documentsAt('');
 const changelog = readFileSync(new URL('../CHANGELOG.md', import.meta.url), 'utf8');
 const releaseVersion = (release.openapi.info as { version: string }).version;
+/** Where the last release's section of `text` starts: what is above it is the next version's. */
+const releaseAt = (text: string) =>
+  text.search(new RegExp(`^## ${releaseVersion.replaceAll('.', '\\.')}\\b`, 'm'));
 /** CHANGELOG.md without the next version's "### Breaking" list, which may name the operations changed below. */
-const unlisted = changelog.replace(/^### Breaking\n[\s\S]*?(?=^### |^## )/m, '');
+const unlisted =
+  changelog.slice(0, releaseAt(changelog)).replace(/^### Breaking\n[\s\S]*?(?=^### |^## |(?![\s\S]))/m, '') +
+  changelog.slice(releaseAt(changelog));
 
 /** Today's documents with a field gone from the graph and two REST changes a client would feel. */
 function broken(): Documents {
@@ -51,12 +56,9 @@ function changed(change: (openapi: OpenApi) => void): Documents {
 const restNames = async (before: Documents, after: Documents) =>
   [...new Set((await unlistedBreakingChanges(before, after, unlisted)).map((change) => change.name))].sort();
 
-/** CHANGELOG.md with a "### Breaking" list of `names` in its first section (the next version's). */
+/** CHANGELOG.md with a "### Breaking" list of `names` in a section of the next version, above the release's. */
 const changelogListing = (names: string[]) =>
-  unlisted.replace(
-    /^## .*$/m,
-    (heading) => `${heading}\n\n### Breaking\n${names.map((n) => `- \`${n}\`\n`).join('')}`,
-  );
+  `${unlisted.slice(0, releaseAt(unlisted))}## Unreleased\n\n### Breaking\n${names.map((n) => `- \`${n}\`\n`).join('')}\n${unlisted.slice(releaseAt(unlisted))}`;
 
 describe('the breaking-change guard', () => {
   it("finds none between the last release's documents and today's (CHANGELOG.md as it is)", async () => {
