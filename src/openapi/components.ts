@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
 import { PROBLEM_LIMITS, PROBLEM_TYPES, problemOf, WWW_AUTHENTICATE } from '../protocol/problem.ts';
 import { HEADER_LIMIT_BYTES } from '../protocol/request.ts';
-import { IDEMPOTENCY_HEADER, IDEMPOTENCY_TTL_HOURS } from '../tickets/idempotency.ts';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_TTL_HOURS, idempotencyKeySchema } from '../tickets/idempotency.ts';
 import type { Examples } from './route-docs.ts';
 import { fromZod, type Json } from './schemas.ts';
 import { OPENAPI_SECURITY_SCHEME } from './security-scheme.ts';
@@ -117,13 +117,13 @@ const CONDITIONAL_PARAMETERS: Record<'If-None-Match' | 'If-Match', Json> = {
 
 /**
  * The `Idempotency-Key` request header of the purchases that honour it (RouteDocs.idempotencyKey): its limits
- * are checkIdempotencyKey's (src/tickets/idempotency.ts), its replay as docs/api.md tells it.
+ * are the rule the service checks (idempotencyKeySchema, src/tickets/idempotency.ts), its replay as docs/api.md tells it.
  */
 const IDEMPOTENCY_KEY_PARAMETER: Json = {
   name: IDEMPOTENCY_HEADER,
   in: 'header',
   description: `Makes the purchase safe to retry: the first successful answer for your account and this key is stored with a hash of the request and replayed for ${IDEMPOTENCY_TTL_HOURS} hours, the same status, body and ids, so a client that retries (a phone that lost the answer) is charged once. The same key with a different body is 422 and changes nothing; a request that failed stores nothing (fix it and retry with the same key); concurrent requests with one key wait for the first and replay its answer. 1 to 255 visible ASCII characters; left out, every request is a new purchase.`,
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  schema: fromZod(idempotencyKeySchema),
   example: 'order-4711',
 };
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
 import { DomainError, invalidField } from '../common/errors.ts';
 import { type Queryable, statement } from '../db/sql.ts';
 
@@ -7,10 +8,16 @@ export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** How long a stored answer is replayed. */
 export const IDEMPOTENCY_TTL_HOURS = 24;
 
-/** A client's key: 1 to 255 visible ASCII characters, as the header allows. */
+/** A client's key: 1 to 255 visible ASCII characters, as the header allows (and the OpenAPI document says). */
+export const idempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/);
+
 export function checkIdempotencyKey(key: string | null): string | null {
   if (key === null) return null;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+  if (!idempotencyKeySchema.safeParse(key).success) {
     throw invalidField(IDEMPOTENCY_HEADER, 'must be 1 to 255 visible ASCII characters');
   }
   return key;
