@@ -1,6 +1,7 @@
 // The import rules between src/'s folders (docs/development.md, "Layers"), checked by dependency-cruiser in
 // CI (`npm run layers`). Each layer imports only downwards: the transports (http, rest) over the engine
-// (graphql) over what they share (protocol), and the domains over db and common.
+// (graphql) over what they share (protocol); the assembled schema (graph) over the domains, which put their types
+// on the engine's builder, over db and common.
 const DOMAINS =
   '(hours|events|prices|tickets|orders|payments|mail|check-ins|accounts|privacy|webhooks|reports)';
 
@@ -41,6 +42,21 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/protocol/' },
       to: { path: '^src/(http|rest|graphql|plugins)/' },
+    },
+    {
+      name: 'engine-below-domains',
+      comment:
+        'The engine (builder, scalars, plugins, runner) knows no domain: the domains put their types on its builder, and src/graph/ assembles them.',
+      severity: 'error',
+      from: { path: '^src/graphql/' },
+      to: { path: `^src/(${DOMAINS.slice(1, -1)}|graph)/`, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'domains-below-the-graph',
+      comment: 'src/graph/ assembles every domain into the schema: no domain imports it.',
+      severity: 'error',
+      from: { path: `^src/${DOMAINS}/` },
+      to: { path: '^src/graph/' },
     },
     {
       name: 'graphql-below-http-and-rest',

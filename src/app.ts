@@ -12,7 +12,7 @@ import { operationRunner, type RunOperation } from './graphql/operations.ts';
 import { createPreparedDocuments } from './graphql/prepared-documents.ts';
 import { createTokenCheck } from './graphql/query-limits.ts';
 import { PLAIN_STRING_SCALARS } from './graphql/scalars.ts';
-import { schema } from './graphql/schema.ts';
+import { schema } from './graph/schema.ts';
 import { graphiqlPages } from './http/graphiql.ts';
 import { graphqlEndpoint } from './http/graphql-endpoint.ts';
 import { createMetrics } from './http/metrics.ts';

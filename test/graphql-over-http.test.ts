@@ -13,7 +13,7 @@ import {
 } from 'graphql';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RequestContext } from '../src/context.ts';
-import { schema } from '../src/graphql/schema.ts';
+import { schema } from '../src/graph/schema.ts';
 import type { HttpRequest } from '../src/protocol/request.ts';
 import { basic, eventBody, STAFF, type TestResponse, VISITOR } from './support/museum.ts';
 import { statementsSentBy } from './support/statements.ts';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { printedSchema } from '../src/graphql/schema.ts';
+import { printedSchema } from '../src/graph/schema.ts';
 import { DOC_PAGES, readPage } from './support/docs.ts';
 import { useMuseum } from './support/use-museum.ts';
 

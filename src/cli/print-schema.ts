@@ -1,7 +1,7 @@
 // `npm run schema:print`: rewrites schema/schema.graphql from the code-first schema.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { printedSchema } from '../graphql/schema.ts';
+import { printedSchema } from '../graph/schema.ts';
 import { runCli, UsageError } from './cli.ts';
 
 const USAGE = `usage: npm run schema:print

@@ -1,7 +1,7 @@
 import { GraphQLDeferDirective, GraphQLStreamDirective } from '@graphql-tools/utils';
 import { lexicographicSortSchema, printSchema, specifiedDirectives } from 'graphql';
-import { builder } from './builder.ts';
-import './scalars.ts';
+import { builder } from '../graphql/builder.ts';
+import '../graphql/scalars.ts';
 import '../hours/hours.graphql.ts';
 import '../hours/entry-slots.graphql.ts';
 import '../prices/prices.graphql.ts';

@@ -4,7 +4,7 @@ import type { RequestContext } from '../context.ts';
 import type { EnginePlugin } from '../graphql/engine.ts';
 import { clientKind, describe } from '../graphql/errors.ts';
 import type { RunOperation } from '../graphql/operations.ts';
-import { schema } from '../graphql/schema.ts';
+import { schema } from '../graph/schema.ts';
 import type { Logger } from '../logger.ts';
 import { useRefusalBodies } from '../plugins/use-refusal-bodies.ts';
 import type { HttpRequest } from '../protocol/request.ts';

@@ -14,7 +14,7 @@
 
 import type { GraphQLSchema } from 'graphql';
 import packageJson from '../../package.json' with { type: 'json' };
-import { schema as graphqlSchema } from '../graphql/schema.ts';
+import { schema as graphqlSchema } from '../graph/schema.ts';
 import { compileRoutes } from '../rest/compiled-routes.ts';
 import type { Route } from '../rest/route.ts';
 import { routes as restRoutes } from '../rest/routes.ts';

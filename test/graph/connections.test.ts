@@ -8,7 +8,7 @@ import { parse } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/common/dates.ts';
 import { measureQuery } from '../../src/graphql/query-limits.ts';
-import { schema } from '../../src/graphql/schema.ts';
+import { schema } from '../../src/graph/schema.ts';
 import { boughtTicket, createdEvent } from '../support/actions.ts';
 import { errorPaths } from '../support/assertions.ts';
 import { codeBlocks } from '../support/docs.ts';

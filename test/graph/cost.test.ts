@@ -4,7 +4,7 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { measureQuery, QUERY_LIMITS } from '../../src/graphql/query-limits.ts';
-import { schema } from '../../src/graphql/schema.ts';
+import { schema } from '../../src/graph/schema.ts';
 import { useMuseum } from '../support/use-museum.ts';
 
 const museum = useMuseum();

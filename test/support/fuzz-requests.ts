@@ -3,7 +3,7 @@
 // duplicate parameters, path tricks, garbled credentials. Shared by test/fuzz.test.ts and `npm run fuzz`.
 import fc from 'fast-check';
 import { type GraphQLField, getNamedType, isLeafType, isObjectType } from 'graphql';
-import { schema } from '../../src/graphql/schema.ts';
+import { schema } from '../../src/graph/schema.ts';
 import { routes } from '../../src/rest/routes.ts';
 
 export interface WireRequest {
