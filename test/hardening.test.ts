@@ -14,8 +14,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../src/accounts/account.entity.ts';
 import { hashPassword } from '../src/accounts/passwords.ts';
-import { measureQuery, QUERY_LIMITS } from '../src/graphql/query-limits.ts';
 import { schema } from '../src/graph/schema.ts';
+import { measureQuery, QUERY_LIMITS } from '../src/graphql/query-limits.ts';
 import { BODY_LIMIT_BYTES } from '../src/protocol/request.ts';
 import { routes } from '../src/rest/routes.ts';
 import {

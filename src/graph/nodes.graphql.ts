@@ -6,12 +6,12 @@ import type { Principal } from '../accounts/authenticator.ts';
 import { MAX_PAGE_SIZE } from '../common/pagination.ts';
 import type { RequestContext } from '../context.ts';
 import { loadEvent } from '../events/event-loads.ts';
-import { getOrder } from '../orders/orders.service.ts';
-import { loadTicket } from '../tickets/ticket-loads.ts';
-import { getSubscription } from '../webhooks/webhooks.service.ts';
 import { scopesOf } from '../graphql/auth-scopes.ts';
 import { builder } from '../graphql/builder.ts';
 import { asNode, NodeInterface, parseGlobalId } from '../graphql/node.ts';
+import { getOrder } from '../orders/orders.service.ts';
+import { loadTicket } from '../tickets/ticket-loads.ts';
+import { getSubscription } from '../webhooks/webhooks.service.ts';
 
 /** The object `id` names, if the caller may see it, marked with its type. */
 async function findNode(id: string, { deps, shared, principal }: RequestContext): Promise<object | null> {

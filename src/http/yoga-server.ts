@@ -1,10 +1,10 @@
 import { createServerAdapter } from '@whatwg-node/server';
 import { YogaServer, type YogaServerInstance } from 'graphql-yoga';
 import type { RequestContext } from '../context.ts';
+import { schema } from '../graph/schema.ts';
 import type { EnginePlugin } from '../graphql/engine.ts';
 import { clientKind, describe } from '../graphql/errors.ts';
 import type { RunOperation } from '../graphql/operations.ts';
-import { schema } from '../graph/schema.ts';
 import type { Logger } from '../logger.ts';
 import { useRefusalBodies } from '../plugins/use-refusal-bodies.ts';
 import type { HttpRequest } from '../protocol/request.ts';

@@ -9,12 +9,12 @@ import { pageArgs } from '../graphql/pagination.ts';
 import { EmailDeliveryType } from '../mail/mail.graphql.ts';
 import { RESENDS_PER_HOUR, resendTickets } from '../mail/mail.service.ts';
 import { orderDelivery } from '../mail/outbox.ts';
-import { OrderStatusEnum } from '../payments/payments.graphql.ts';
 import { cancelOrderTickets } from '../tickets/cancellation.ts';
 import { purchaseOptions } from '../tickets/purchase-options.ts';
 import { TicketKindEnum, TicketType, visitInputFields } from '../tickets/tickets.graphql.ts';
 import { withCheckout } from './checkout.ts';
 import { orderKeySchema, ordersScope, readOrderWindow } from './order-connection.ts';
+import { OrderStatusEnum } from './order-status.graphql.ts';
 import { MAX_ORDER_LINES, MAX_ORDER_TICKETS, placeOrderSchema } from './orders.rules.ts';
 import { getOrder, listOrders, type OrderView, placeOrder } from './orders.service.ts';
 

@@ -5,7 +5,7 @@ import { builder } from '../graphql/builder.ts';
 import { pageArgs, pageType } from '../graphql/pagination.ts';
 import type { MailKind } from '../mail/mail.entity.ts';
 import { MailStatusEnum } from '../mail/mail.graphql.ts';
-import { OrderStatusEnum } from '../payments/payments.graphql.ts';
+import { OrderStatusEnum } from '../orders/order-status.graphql.ts';
 import { TicketKindEnum, TicketStatusEnum } from '../tickets/tickets.graphql.ts';
 import type { PrivacyRequestKind, Requester } from './privacy.entity.ts';
 import {

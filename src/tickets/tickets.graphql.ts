@@ -1,34 +1,25 @@
-import type { Principal } from '../accounts/authenticator.ts';
-import { conflict, invalidField } from '../common/errors.ts';
+import { conflict } from '../common/errors.ts';
 import { toAmount } from '../common/money.ts';
-import type { AppDeps } from '../context.ts';
-import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
 import { EmailDeliveryType } from '../mail/mail.graphql.ts';
 import { RESENDS_PER_HOUR, resendTicket } from '../mail/mail.service.ts';
 import { ticketDelivery } from '../mail/outbox.ts';
-import { withCheckout } from '../orders/checkout.ts';
-import type { OrderStatus } from '../orders/order.entity.ts';
-import { placeOrder } from '../orders/orders.service.ts';
-import { OrderStatusEnum } from '../payments/payments.graphql.ts';
 import { CATEGORY_DESCRIPTION } from '../prices/prices.graphql.ts';
 import { DEFAULT_CATEGORY } from '../prices/prices.rules.ts';
 import { cancelTicket } from './cancellation.ts';
-import { purchaseOptions } from './purchase-options.ts';
 import type { TicketKind } from './ticket.entity.ts';
 import type { TicketStatus } from './ticket-view.ts';
 import { getTicket, type TicketView } from './ticket-view.ts';
-import { type BuyTicketsInput, buyTicketsSchema } from './tickets.rules.ts';
-import { buyTickets, type PurchaseOptions, type TicketConfirmation } from './tickets.service.ts';
+import type { TicketConfirmation } from './tickets.service.ts';
 
-type TicketFields = PothosSchemaTypes.ObjectFieldBuilder<
+export type TicketFields = PothosSchemaTypes.ObjectFieldBuilder<
   PothosSchemaTypes.ExtendDefaultTypes<typeof builder.$inferSchemaTypes>,
   TicketConfirmation
 >;
 
 /** The fields a ticket and a purchase's confirmation share, as the reference names them. */
-const ticketFields = (t: TicketFields) => ({
+export const ticketFields = (t: TicketFields) => ({
   message: t.exposeString('message', {
     description: 'A line to show the buyer, by ticket type, e.g. "Museum general entry ticket purchased".',
   }),
@@ -56,7 +47,7 @@ const ticketFields = (t: TicketFields) => ({
 });
 
 /** What a ticket cost and when it admits, on a ticket and on a purchase's confirmation alike. */
-const ticketPriceFields = (t: TicketFields) => ({
+export const ticketPriceFields = (t: TicketFields) => ({
   category: t.exposeString('category', { description: 'The visitor category it was sold in.' }),
   price: t.float({
     description:
@@ -97,114 +88,6 @@ export const TicketKindEnum = builder.enumType('TicketType', {
     event: { value: 'event', description: 'Entry to a special event on one of its dates.' },
   } satisfies Record<TicketKind, { value: TicketKind; description: string }>,
 });
-
-/** A purchase's answer: with its order's payment, when it waits for one (MUSEUM_PAYMENTS=stripe). */
-type PurchaseAnswer = TicketConfirmation & {
-  orderId?: string;
-  status?: OrderStatus;
-  checkoutUrl?: string | null;
-  expiresAt?: string | null;
-};
-
-export const MuseumTicketsConfirmationType = builder
-  .objectRef<PurchaseAnswer>('MuseumTicketsConfirmation')
-  .implement({
-    description: 'Details for a museum ticket after a successful purchase.',
-    fields: (t) => ({
-      ...ticketFields(t),
-      ...ticketPriceFields(t),
-      orderId: t.field({
-        type: 'UUID',
-        nullable: true,
-        description:
-          "With MUSEUM_PAYMENTS=stripe, a visitor's ticket is a one-ticket order, paid at checkoutUrl; else null.",
-        resolve: (answer) => answer.orderId ?? null,
-      }),
-      status: t.field({
-        type: OrderStatusEnum,
-        nullable: true,
-        description: "That order's status (pending until it is paid); null without one.",
-        resolve: (answer) => answer.status ?? null,
-      }),
-      checkoutUrl: t.string({
-        nullable: true,
-        description: 'Where the ticket is paid (Stripe Checkout); null without an order to pay.',
-        resolve: (answer) => answer.checkoutUrl ?? null,
-      }),
-      expiresAt: t.field({
-        type: 'DateTime',
-        nullable: true,
-        description:
-          'When the held seat is given back unless the ticket is paid; null without an order to pay.',
-        resolve: (answer) => answer.expiresAt ?? null,
-      }),
-    }),
-  });
-
-export const BuyMuseumTicketsInput = builder.inputType('BuyMuseumTicketsInput', {
-  description: 'A ticket purchase: general entry on an open day, or a special event on one of its dates.',
-  fields: (t) => ({
-    ticketType: t.field({
-      type: TicketKindEnum,
-      description: 'What the ticket is for: general entry, or a special event (then eventId).',
-    }),
-    ticketDate: t.field({ type: 'Date', description: 'Today or later (museum time zone).' }),
-    email: t.field({ type: 'EmailAddress', description: 'Where the ticket is sent.' }),
-    eventId: t.field({
-      type: 'UUID',
-      required: false,
-      description: 'Required for event tickets, forbidden for general.',
-    }),
-    ...visitInputFields(t),
-  }),
-  validate: buyTicketsSchema,
-});
-
-builder.mutationField('buyMuseumTickets', (t) =>
-  t.field({
-    type: MuseumTicketsConfirmationType,
-    description: 'Buys a ticket for general entry or a special event.',
-    authScopes: { visitor: true },
-    args: { input: t.arg({ type: BuyMuseumTicketsInput, description: 'The ticket to buy.' }) },
-    resolve: (_root, { input }, { deps, principal, idempotencyKey }) => {
-      const options = purchaseOptions(deps, idempotencyKey, principal!);
-      return withinArgument('input', () =>
-        options.holdMinutes === null
-          ? buyTickets(deps.db.sql, principal!, input, options)
-          : buyHeldTicket(deps, principal!, input, options),
-      );
-    },
-  }),
-);
-
-/** A ticket that waits for payment: a one-ticket order, offered for payment, answered as a purchase. */
-async function buyHeldTicket(
-  deps: AppDeps,
-  buyer: Principal,
-  input: BuyTicketsInput,
-  options: PurchaseOptions,
-): Promise<PurchaseAnswer> {
-  if (input.ticketDate < options.today)
-    throw invalidField('ticketDate', `must be today (${options.today}) or later`);
-  const { email, ...line } = input;
-  // Errors name the purchase's own fields, as for a ticket bought alone, not the order's line.
-  const placed = await placeOrder(
-    deps.db.sql,
-    buyer,
-    { email, lines: [{ ...line, quantity: 1 }] },
-    options,
-    (_line, error) => error,
-  );
-  const order = await withCheckout(deps, buyer, placed);
-  const { status: _ticketStatus, checkedInAt: _checkedInAt, ...ticket } = order.tickets[0]!;
-  return {
-    ...ticket,
-    orderId: order.orderId,
-    status: order.status ?? 'confirmed',
-    checkoutUrl: order.status === 'pending' ? (order.checkoutUrl ?? null) : null,
-    expiresAt: order.expiresAt ?? null,
-  };
-}
 
 export const TicketStatusEnum = builder.enumType('TicketStatus', {
   description:

@@ -101,7 +101,9 @@ describe.skipIf(!onPostgres)('start-up on PostgreSQL', () => {
       );
     } else {
       expect(said[0]!.fields).toEqual({ databaseMode: 'direct' });
-      expect(said[0]!.message).toMatch(/^database: PostgreSQL at 127\.0\.0\.1:\d+\/museum_test_\w+, direct \(statement_timeout 15000 ms\)$/);
+      expect(said[0]!.message).toMatch(
+        /^database: PostgreSQL at 127\.0\.0\.1:\d+\/museum_test_\w+, direct \(statement_timeout 15000 ms\)$/,
+      );
     }
   });
 

@@ -36,7 +36,10 @@ describe.skipIf(!onPostgres)('a statement that outlives its operation', () => {
       const answer = await museum.rest('GET', `/special-events/${made.body.eventId}`);
       expect(answer.status).toBe(503);
       expect(answer.headers.get('retry-after')).toBe('5');
-      expect(answer.body).toMatchObject({ status: 503, detail: 'The request took too long; try again shortly' });
+      expect(answer.body).toMatchObject({
+        status: 503,
+        detail: 'The request took too long; try again shortly',
+      });
       // The pooler's connect_query sets 15 s; the service's own connections REQUEST_TIMEOUT_MS.
       await eventually(async () => (await waitingForTheLock()) === 0, behindPooler ? 25_000 : 5_000);
     } finally {

@@ -3,8 +3,8 @@
 // in one query stay within the limit, and the same query over pages of 30 within pages of 30 does not.
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { measureQuery, QUERY_LIMITS } from '../../src/graphql/query-limits.ts';
 import { schema } from '../../src/graph/schema.ts';
+import { measureQuery, QUERY_LIMITS } from '../../src/graphql/query-limits.ts';
 import { useMuseum } from '../support/use-museum.ts';
 
 const museum = useMuseum();

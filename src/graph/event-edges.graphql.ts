@@ -1,13 +1,13 @@
-// The edges a page needs between events, days and tickets, each read in batches (event-loads.ts): a page of
+// The edges a page needs between events, days and tickets, each read in batches (src/events/event-loads.ts): a page of
 // 30 items costs the statements of a page of one.
 import { z } from 'zod';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGING_RULES } from '../common/pagination.ts';
+import type { EventDateAvailability, ListedEvent } from '../events/event-list.ts';
+import { loadAvailability, loadEvent, loadEventsOn, loadSold } from '../events/event-loads.ts';
+import { SpecialEventType } from '../events/events.graphql.ts';
 import { builder } from '../graphql/builder.ts';
 import { MuseumDayType } from '../hours/hours.graphql.ts';
 import { TicketType } from '../tickets/tickets.graphql.ts';
-import type { EventDateAvailability, ListedEvent } from './event-list.ts';
-import { loadAvailability, loadEvent, loadEventsOn, loadSold } from './event-loads.ts';
-import { SpecialEventType } from './events.graphql.ts';
 
 const EventDateAvailabilityType = builder
   .objectRef<EventDateAvailability>('EventDateAvailability')
