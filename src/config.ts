@@ -115,8 +115,9 @@ export interface PostgresSettings {
   /** A replica whose replay is further behind than this many seconds is skipped. */
   replicaMaxLagSeconds: number;
   /**
-   * REQUEST_TIMEOUT_MS: PostgreSQL cancels a statement that runs longer (`statement_timeout`), so an operation
-   * answered 503 for its deadline stops its work too. Behind a pooler the pooler sets it (docs/operations.md).
+   * REQUEST_TIMEOUT_MS (at least 1 s): PostgreSQL cancels a statement that runs longer (`statement_timeout`), so
+   * an operation answered 503 for its deadline stops its work too. Behind a pooler the pooler sets it
+   * (docs/operations.md).
    */
   statementTimeoutMs: number;
 }
@@ -189,7 +190,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             directUrl: e.DATABASE_DIRECT_URL ?? null,
             readUrls: e.DATABASE_READ_URLS ?? [],
             replicaMaxLagSeconds: e.DATABASE_REPLICA_MAX_LAG,
-            statementTimeoutMs: e.REQUEST_TIMEOUT_MS,
+            // At least a second: start-up's own statements (the migrations' bookkeeping, the LISTEN check) run
+            // on the same connections, and no real deadline is shorter.
+            statementTimeoutMs: Math.max(e.REQUEST_TIMEOUT_MS, 1_000),
           };
   return {
     port: e.PORT,

@@ -6,7 +6,7 @@
 // PgBouncer, TEST_DATABASE_DIRECT_URL the server).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, type PostgresSettings } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { documentedEnv } from '../support/docs.ts';
 import { basic, createPostgresDatabase, eventBody, STAFF, upcomingOpenDay } from '../support/museum.ts';
@@ -84,6 +84,19 @@ describe('the database variables', () => {
       replicaMaxLagSeconds: 5,
       statementTimeoutMs: 15_000,
     });
+  });
+});
+
+describe('statement_timeout', () => {
+  it('is REQUEST_TIMEOUT_MS, at least a second (start-up runs its own statements on the same connections)', () => {
+    const timeoutOf = (REQUEST_TIMEOUT_MS?: string) =>
+      (
+        loadConfig({ DATABASE_URL: 'postgres://db:5432/museum', REQUEST_TIMEOUT_MS })
+          .database as PostgresSettings
+      ).statementTimeoutMs;
+    expect(timeoutOf()).toBe(15_000);
+    expect(timeoutOf('30000')).toBe(30_000);
+    expect(timeoutOf('1')).toBe(1_000);
   });
 });
 
