@@ -49,6 +49,7 @@ function settingsOf(connection: Connection): string | null {
 
 /** MikroORM options for the museum, over either connection; entities are listed, never discovered. */
 export function ormConfig(connection: Connection) {
+  const settings = settingsOf(connection);
   return defineConfig({
     ...('socketDir' in connection
       ? {
@@ -98,9 +99,8 @@ export function ormConfig(connection: Connection) {
     // and starts with the settings below (pg-pool's `onConnect`, awaited before the connection is used).
     driverOptions: {
       Client: MuseumClient,
-      ...(settingsOf(connection) && {
-        onConnect: (client: { query(text: string): Promise<unknown> }) =>
-          client.query(settingsOf(connection)!),
+      ...(settings && {
+        onConnect: (client: { query(text: string): Promise<unknown> }) => client.query(settings),
       }),
     },
     debug: false,

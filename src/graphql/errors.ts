@@ -77,15 +77,28 @@ const POOLER_UNAVAILABLE =
 const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '3D000']);
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOENT', 'ETIMEDOUT', 'EHOSTUNREACH']);
 
+/**
+ * Whether `error`, or an error it wraps (a GraphQL error around a failed context, an error with a cause),
+ * passes `test`: the driver's error may sit a few wrappings deep.
+ */
+function inChain(error: unknown, test: (error: unknown) => boolean): boolean {
+  let current = error;
+  for (let depth = 0; current !== null && current !== undefined && depth <= 5; depth++) {
+    if (test(current)) return true;
+    const inner =
+      (current as { originalError?: unknown }).originalError ?? (current as { cause?: unknown }).cause;
+    if (inner === current) return false;
+    current = inner;
+  }
+  return false;
+}
+
 /** Whether an error means the database is out of reach (503, try again), rather than a fault (500). */
-export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
-  // Wrapped (a GraphQL error around a failed context, an error with a cause): judge what it wraps.
-  const inner =
-    (error as { originalError?: unknown; cause?: unknown } | null)?.originalError ??
-    (error as { cause?: unknown } | null)?.cause;
-  if (inner && inner !== error && depth < 5 && isDatabaseUnreachable(inner, depth + 1)) return true;
+export const isDatabaseUnreachable = (error: unknown): boolean => inChain(error, isUnreachable);
+
+function isUnreachable(error: unknown): boolean {
   if (error instanceof ConnectionException) return true;
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (UNAVAILABLE_CODES.has(code) || SOCKET_CODES.has(code)) return true;
     // SQLSTATE class 08: connection exceptions (08P01 is a protocol violation: a bad request, not an outage,
@@ -98,11 +111,8 @@ export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
 }
 
 /** Whether PostgreSQL cancelled the statement (57014: its statement_timeout passed), through any wrapping. */
-function isStatementCancelled(error: unknown, depth = 0): boolean {
-  if ((error as { code?: unknown } | null)?.code === '57014') return true;
-  const inner = (error as { cause?: unknown } | null)?.cause;
-  return inner !== undefined && inner !== error && depth < 5 && isStatementCancelled(inner, depth + 1);
-}
+const isStatementCancelled = (error: unknown): boolean =>
+  inChain(error, (inner) => (inner as { code?: unknown }).code === '57014');
 
 /** The kind of an error the client caused (a 4xx), through any GraphQL wrapping; undefined otherwise. */
 export function clientKind(error: unknown): ErrorKind | undefined {
