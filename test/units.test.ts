@@ -1,5 +1,6 @@
 import { scryptSync } from 'node:crypto';
 import fc from 'fast-check';
+import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { createAuthenticator, parseBasic, type StoredCredentials } from '../src/accounts/authenticator.ts';
 import { hashPassword, verifyPassword } from '../src/accounts/passwords.ts';
@@ -11,8 +12,10 @@ import {
   isoWeekday,
   museumClock,
 } from '../src/common/dates.ts';
+import { TOOK_TOO_LONG } from '../src/common/deadline.ts';
 import { loadConfig } from '../src/config.ts';
-import { durationText, isoTime } from '../src/logger.ts';
+import { createErrorMask } from '../src/graphql/errors.ts';
+import { createLogger, durationText, isoTime, type Logger } from '../src/logger.ts';
 import { queryString } from '../src/rest/query-string.ts';
 
 describe('calendar dates', () => {
@@ -343,5 +346,31 @@ describe('HTTP Basic credentials', () => {
     now = 9000 + 60_001;
     expect(await status()).toBe('authenticated');
     expect(checks).toBe(before + 1);
+  });
+});
+
+describe('the error mask', () => {
+  const warned: string[] = [];
+  const logger = { ...createLogger('silent'), warn: (message: string) => warned.push(message) };
+  const mask = createErrorMask(logger as Logger);
+  const statusOf = (error: Error) => (error as GraphQLError).extensions.http as { status: number };
+
+  it('answers a statement PostgreSQL cancelled for its time (57014, however wrapped) 503 with Retry-After', () => {
+    const cancelled = Object.assign(new Error('canceling statement due to statement timeout'), {
+      code: '57014',
+    });
+    for (const error of [cancelled, new Error('failed', { cause: cancelled })]) {
+      const masked = mask(error);
+      expect(masked.message).toBe(TOOK_TOO_LONG);
+      expect(statusOf(masked)).toEqual({ status: 503, headers: { 'Retry-After': '5' } });
+    }
+    expect(warned).toEqual(['statement cancelled', 'statement cancelled']);
+  });
+
+  it('answers an unreachable database 503 and any other fault 500, wrapped or not', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    expect(statusOf(mask(new GraphQLError('wrapped', { originalError: refused }))).status).toBe(503);
+    expect(statusOf(mask(new Error('x', { cause: new Error('y', { cause: refused }) }))).status).toBe(503);
+    expect(statusOf(mask(Object.assign(new Error('syntax'), { code: '42601' }))).status).toBe(500);
   });
 });
