@@ -1,4 +1,4 @@
-// The edges a page needs between events, days and tickets, each read in batches (src/events/event-loads.ts): a page of
+// The edges a page needs between events, days and tickets (a day's general admission left: museum-hours.graphql.ts), each read in batches (src/events/event-loads.ts): a page of
 // 30 items costs the statements of a page of one.
 import { z } from 'zod';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGING_RULES } from '../common/pagination.ts';
@@ -76,12 +76,6 @@ builder.objectFields(MuseumDayType, (t) => ({
     }),
     resolve: (day, { limit }, { deps, shared }) =>
       loadEventsOn(deps.db.sql, shared, day.date, limit ?? DEFAULT_PAGE_SIZE),
-  }),
-  // Read with the list (src/hours/hours.graphql.ts, when selected): a resolver per day cost each day a
-  // resolver call, its info object and closures, and a promise.
-  remaining: t.exposeInt('remaining', {
-    nullable: true,
-    description: 'General admission tickets left this day under the daily capacity; null: unlimited.',
   }),
 }));
 

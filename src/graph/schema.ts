@@ -15,6 +15,7 @@ import '../check-ins/check-ins.graphql.ts';
 import '../reports/sales.graphql.ts';
 import '../webhooks/webhooks.graphql.ts';
 import './event-edges.graphql.ts';
+import './museum-hours.graphql.ts';
 import '../tickets/my-tickets.graphql.ts';
 import '../privacy/privacy.graphql.ts';
 import './nodes.graphql.ts';

@@ -1,9 +1,6 @@
 import { z } from 'zod';
-import { pageOf, paginationSchema } from '../common/pagination.ts';
+import { paginationSchema } from '../common/pagination.ts';
 import { builder } from '../graphql/builder.ts';
-import { selects } from '../graphql/look-ahead.ts';
-import { pageArgs } from '../graphql/pagination.ts';
-import { generalRemaining } from '../tickets/ticket-loads.ts';
 import {
   type DayHoursInput,
   dayHoursSchema,
@@ -13,7 +10,6 @@ import {
 } from './hours.rules.ts';
 import {
   type DaySchedule,
-  listOpenDays,
   type MuseumDay,
   setDayHours,
   setWeeklyHours,
@@ -29,44 +25,7 @@ export const MuseumDayType = builder.objectRef<MuseumDay>('MuseumDay').implement
   }),
 });
 
-const REMAINING = ['remaining'];
-
 export const museumHoursArgsSchema = paginationSchema.extend({ startDate: z.iso.date().nullish() });
-
-builder.queryField('museumHours', (t) =>
-  t.field({
-    type: [MuseumDayType],
-    description:
-      'Upcoming open days with their hours, ascending, from startDate (default today, museum time zone).',
-    authScopes: { visitor: true },
-    args: {
-      startDate: t.arg({
-        type: 'Date',
-        required: false,
-        description: 'First date to list; defaults to today.',
-      }),
-      ...pageArgs,
-    },
-    validate: museumHoursArgsSchema,
-    resolve: async (_root, args, { deps }, info) => {
-      const days = await listOpenDays(deps.db.sql, args.startDate ?? deps.clock.today(), pageOf(args));
-      // MuseumDay.remaining, read with the days when the query selects it (one statement for the page).
-      if (selects(info, REMAINING)) {
-        const capacity = deps.config.dailyCapacity;
-        const left =
-          capacity === null || days.length === 0
-            ? null
-            : await generalRemaining(
-                deps.db.sql,
-                days.map((day) => day.date),
-                capacity,
-              );
-        for (const day of days) day.remaining = left ? (left.get(day.date) ?? capacity) : null;
-      }
-      return days;
-    },
-  }),
-);
 
 // Hours management (staff): GraphQL only, the reference document has no REST path for it.
 
