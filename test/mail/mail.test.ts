@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { placedOrder } from '../support/actions.ts';
 import { addGateAccount, eventBody, startMuseum, type TestMuseum, upcoming } from '../support/museum.ts';
 import { eventually } from '../support/receiver.ts';
 import {
@@ -244,11 +245,11 @@ const DELIVERY = `query($orderId: UUID!) { order(orderId: $orderId) {
   emailDelivery { status attempts lastAttemptAt lastError } } }`;
 
 async function placeFor(email: string, day = upcoming([1, 2, 3, 4], 5)) {
-  const placed = await museum.rest('POST', '/orders', {
-    body: { email, lines: [{ ticketType: 'general', ticketDate: day, quantity: 1 }] },
+  const placed = await placedOrder(museum, {
+    email,
+    lines: [{ ticketType: 'general', ticketDate: day, quantity: 1 }],
   });
-  expect(placed.status).toBe(201);
-  return placed.body.orderId as string;
+  return placed.orderId;
 }
 
 describe('sending reliably', () => {

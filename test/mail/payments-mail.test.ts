@@ -2,6 +2,7 @@
 // then its tickets; a hold that runs out sends "expired"; a paid order cancelled sends the cancellation, then the
 // refund once Stripe made it. Against the Stripe look-alike and a real SMTP server, each in this process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { placedOrder } from '../support/actions.ts';
 import { upcoming } from '../support/museum.ts';
 import { endHold, sendStripeEvent, sessionOf, usePaidMuseum } from '../support/payments.ts';
 import { eventually } from '../support/receiver.ts';
@@ -23,12 +24,12 @@ const mailsArrive = (address: string, count: number) =>
   eventually(async () => mailsTo(address).length >= count && mailsTo(address), 15_000);
 
 async function placePending(email: string, day = upcoming([2, 3, 4], mailbox)) {
-  const placed = await museum.rest('POST', '/orders', {
-    body: { email, lines: [{ ticketType: 'general', ticketDate: day, quantity: 2 }] },
+  const placed = await placedOrder(museum, {
+    email,
+    lines: [{ ticketType: 'general', ticketDate: day, quantity: 2 }],
   });
-  expect(placed.status, placed.text).toBe(201);
-  expect(placed.body.status).toBe('pending');
-  return placed.body as { orderId: string; tickets: { confirmationCode: string }[] };
+  expect(placed.status).toBe('pending');
+  return placed;
 }
 
 const paidEvent = (orderId: string) =>

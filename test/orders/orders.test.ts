@@ -2,6 +2,7 @@
 // who may read them; the rules of each line; Idempotency-Key.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/common/dates.ts';
+import { placeOrder } from '../support/actions.ts';
 import { errorPaths, expectProblem, expectValidation, graphqlPaths } from '../support/assertions.ts';
 import { UNKNOWN_EVENT } from '../support/documents.ts';
 import {
@@ -31,7 +32,7 @@ beforeAll(async () => {
 });
 
 const place = (body: unknown, as: Caller = 'visitor', headers: Record<string, string> = {}) =>
-  museum.rest('POST', '/orders', { as, body, headers });
+  placeOrder(museum, body, as, headers);
 
 async function countRows(sql: string, values: unknown[] = []): Promise<number> {
   const [row] = await museum.deps.db.fork().execute<{ n: number }[]>(sql, values);

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { placedOrder } from '../support/actions.ts';
 import { addGateAccount, eventBody, upcoming } from '../support/museum.ts';
 import {
   endHold,
@@ -38,20 +39,8 @@ const general = (ticketDate: string, quantity = 1, category?: string) => ({
   ...(category ? { category } : {}),
 });
 
-async function placePending(day: string, quantity = 2) {
-  const placed = await museum.rest('POST', '/orders', {
-    body: { email: 'payer@example.com', lines: [general(day, quantity)] },
-  });
-  expect(placed.status, placed.text).toBe(201);
-  return placed.body as {
-    orderId: string;
-    status: string;
-    total: number;
-    expiresAt: string;
-    checkoutUrl: string;
-    tickets: { ticketId: string; status: string; confirmationCode: string; price: number }[];
-  };
-}
+const placePending = (day: string, quantity = 2) =>
+  placedOrder(museum, { email: 'payer@example.com', lines: [general(day, quantity)] });
 
 const paidEvent = (orderId: string, type = 'checkout.session.completed') =>
   stripe.event(type as never, stripe.pay(sessionOf(stripe, orderId).id));
@@ -96,7 +85,7 @@ describe("a visitor's order waits for payment", () => {
     const order = await placePending(day);
     expect(order).toMatchObject({ status: 'pending', total: 40, currency: 'EUR', refundedAmount: 0 });
     expect(order.tickets.map((t) => t.status)).toEqual(['pending', 'pending']);
-    const holdEnds = Date.parse(order.expiresAt);
+    const holdEnds = Date.parse(String(order.expiresAt));
     expect(holdEnds).toBeGreaterThanOrEqual(before + 30 * 60_000 - 2000);
     expect(holdEnds).toBeLessThanOrEqual(Date.now() + 30 * 60_000 + 2000);
     const session = sessionOf(stripe, order.orderId);

@@ -1,6 +1,6 @@
 // What tests do again and again, each done one way, through REST as a client does it: buy a ticket, create
-// an event. The `…ed` forms are for a test whose subject is elsewhere: they fail it, with the answer, unless
-// the action succeeded.
+// an event, place an order. The `…ed` forms are for a test whose subject is elsewhere: they fail it, with the
+// answer, unless the action succeeded.
 import { type Caller, eventBody, type TestMuseum, type TestResponse } from './museum.ts';
 
 type On = Pick<TestMuseum, 'rest'>;
@@ -44,5 +44,31 @@ export async function createdEvent(
 ): Promise<{ eventId: string; name: string; dates: string[]; price: number }> {
   const response = await createEvent(on, overrides);
   if (response.status !== 201) throw new Error(`creating an event: ${response.status} ${response.text}`);
+  return response.body;
+}
+
+/** What POST /orders answers with 201: the fields the tests read. */
+export interface PlacedOrder {
+  orderId: string;
+  status: string;
+  total: number;
+  currency: string;
+  expiresAt?: string;
+  checkoutUrl?: string;
+  tickets: { ticketId: string; status: string; confirmationCode: string; price: number }[];
+}
+
+/** POST /orders with `body` ({ email, lines }); the answer as it came. */
+export const placeOrder = (
+  on: On,
+  body: unknown,
+  as: Caller = 'visitor',
+  headers: Record<string, string> = {},
+): Promise<TestResponse> => on.rest('POST', '/orders', { as, body, headers });
+
+/** An order placed as `placeOrder` places it. */
+export async function placedOrder(on: On, body: unknown, as: Caller = 'visitor'): Promise<PlacedOrder> {
+  const response = await placeOrder(on, body, as);
+  if (response.status !== 201) throw new Error(`placing an order: ${response.status} ${response.text}`);
   return response.body;
 }
