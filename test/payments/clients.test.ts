@@ -3,7 +3,7 @@
 import { ApolloClient, gql, HttpLink, InMemoryCache } from '@apollo/client';
 import { describe, expect, it } from 'vitest';
 import { basic, upcomingOpenDay, VISITOR } from '../support/museum.ts';
-import { sendStripeEvent, sessionOf, usePaidMuseum } from '../support/payments.ts';
+import { paidEvent, sendStripeEvent, sessionOf, usePaidMuseum } from '../support/payments.ts';
 
 const { museum, stripe } = usePaidMuseum();
 
@@ -56,7 +56,7 @@ describe('Apollo Client, paying through Stripe Checkout', () => {
     });
     expect(early.error?.message).toMatch(/not paid/);
 
-    const paid = stripe.event('checkout.session.completed', stripe.pay(sessionOf(stripe, order.orderId).id));
+    const paid = paidEvent(stripe, order.orderId);
     expect((await sendStripeEvent(museum, paid)).body.outcome).toBe('confirmed');
 
     const read = await apollo.query({

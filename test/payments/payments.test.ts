@@ -10,6 +10,7 @@ import { addGateAccount, eventBody, upcoming } from '../support/museum.ts';
 import {
   endHold,
   orderRow,
+  paidEvent,
   refundRows,
   STRIPE_WEBHOOK_SECRET,
   sendStripeEvent,
@@ -41,9 +42,6 @@ const general = (ticketDate: string, quantity = 1, category?: string) => ({
 
 const placePending = (day: string, quantity = 2) =>
   placedOrder(museum, { email: 'payer@example.com', lines: [general(day, quantity)] });
-
-const paidEvent = (orderId: string, type = 'checkout.session.completed') =>
-  stripe.event(type as never, stripe.pay(sessionOf(stripe, orderId).id));
 
 const remaining = async (day: string) => {
   const hours = await museum.rest('GET', `/museum-hours?startDate=${day}&limit=1`);
@@ -142,7 +140,7 @@ describe("a visitor's order waits for payment", () => {
     const read = await museum.rest('GET', `/tickets/${ticket.ticketId}`);
     expect(read.body.status).toBe('pending');
     // Paid: the code is served and the door admits it.
-    const paid = await sendStripeEvent(museum, paidEvent(placed.body.orderId));
+    const paid = await sendStripeEvent(museum, paidEvent(stripe, placed.body.orderId));
     expect(paid.body).toEqual({ received: true, outcome: 'confirmed' });
     expect((await museum.rest('GET', `/tickets/${ticket.ticketId}/qr`)).status).toBe(200);
     const admitted = await museum.rest('POST', '/check-ins', {
@@ -256,7 +254,7 @@ describe("a visitor's order waits for payment", () => {
 describe("Stripe's webhook", () => {
   it('confirms a paid order once: a replay, a bad or stale signature, change nothing', async () => {
     const order = await placePending(nextDay());
-    const event = paidEvent(order.orderId);
+    const event = paidEvent(stripe, order.orderId);
     const forged = await sendStripeEvent(museum, event, { secret: 'whsec_someone_else' });
     expect(forged.status).toBe(400);
     expect(forged.body.errors[0].path).toBe('stripe-signature');
@@ -281,7 +279,7 @@ describe("Stripe's webhook", () => {
 
   it('takes events in any order: expired after paid changes nothing; a second paid event changes nothing', async () => {
     const order = await placePending(nextDay());
-    const paid = paidEvent(order.orderId);
+    const paid = paidEvent(stripe, order.orderId);
     const expired = stripe.event('checkout.session.expired', sessionOf(stripe, order.orderId));
     expect((await sendStripeEvent(museum, paid)).body.outcome).toBe('confirmed');
     expect((await sendStripeEvent(museum, expired)).body.outcome).toBe('no_change');
@@ -331,7 +329,7 @@ describe("Stripe's webhook", () => {
 
   it('is a GraphQL mutation too, open to anyone, which the signature vouches for', async () => {
     const order = await placePending(nextDay(), 1);
-    const event = paidEvent(order.orderId);
+    const event = paidEvent(stripe, order.orderId);
     const { signedEventRequest } = await import('../support/stripe-server.ts');
     const { body, headers } = signedEventRequest(event, STRIPE_WEBHOOK_SECRET);
     const received = await museum.graphql(
@@ -380,7 +378,7 @@ describe('holds that run out', () => {
     await endHold(museum, order.orderId);
     museum.deps.payments!.wake();
     await eventually(async () => (await orderRow(museum, order.orderId))?.status === 'expired');
-    const paid = await sendStripeEvent(museum, paidEvent(order.orderId));
+    const paid = await sendStripeEvent(museum, paidEvent(stripe, order.orderId));
     expect(paid.body.outcome).toBe('confirmed_late');
     expect(await orderRow(museum, order.orderId)).toMatchObject({ status: 'confirmed', heldTickets: 2 });
     expect(await remaining(day)).toBe(1);
@@ -399,7 +397,7 @@ describe('holds that run out', () => {
       body: { email: 'd@example.com', lines: [general(day, 2)] },
     });
     expect(desk.status).toBe(201);
-    const event = paidEvent(order.orderId);
+    const event = paidEvent(stripe, order.orderId);
     const paid = await sendStripeEvent(museum, event);
     expect(paid.body.outcome).toBe('refunded');
     expect((await sendStripeEvent(museum, event)).body.outcome).toBe('replayed');
@@ -462,7 +460,9 @@ describe('holds under every capacity', () => {
     await eventually(async () => (await orderRow(museum, slotHeld.body.orderId))?.status === 'expired');
     await eventually(async () => (await orderRow(museum, held.body.orderId))?.status === 'expired');
     for (const order of [held.body, slotHeld.body])
-      expect((await sendStripeEvent(museum, paidEvent(order.orderId))).body.outcome).toBe('confirmed_late');
+      expect((await sendStripeEvent(museum, paidEvent(stripe, order.orderId))).body.outcome).toBe(
+        'confirmed_late',
+      );
     // The seats are taken again: the event and the slot are full once more.
     expect(
       (
@@ -485,7 +485,7 @@ describe('refunds', () => {
     const placed = await museum.rest('POST', '/orders', {
       body: { email: 'r@example.com', lines: [general(day, 1), general(day, 1, 'child')] },
     });
-    await sendStripeEvent(museum, paidEvent(placed.body.orderId));
+    await sendStripeEvent(museum, paidEvent(stripe, placed.body.orderId));
     const intent = sessionOf(stripe, placed.body.orderId).payment_intent;
     const [adult, child] = placed.body.tickets;
     expect((await museum.rest('DELETE', `/tickets/${child.ticketId}`)).status).toBe(204);
@@ -543,7 +543,7 @@ describe('refunds', () => {
 
   it('a refund Stripe does not answer is tried again with the same idempotency key, and made once', async () => {
     const placed = await placePending(nextDay(), 1);
-    await sendStripeEvent(museum, paidEvent(placed.orderId));
+    await sendStripeEvent(museum, paidEvent(stripe, placed.orderId));
     const intent = sessionOf(stripe, placed.orderId).payment_intent;
     stripe.failNext('/v1/refunds', 3, 500);
     expect((await museum.rest('DELETE', `/orders/${placed.orderId}`)).status).toBe(204);

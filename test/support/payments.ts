@@ -5,7 +5,12 @@ import { afterAll, beforeAll } from 'vitest';
 import { statement } from '../../src/db/sql.ts';
 import type { Logger } from '../../src/logger.ts';
 import { startMuseum, type TestMuseum } from './museum.ts';
-import { type StripeServer, signedEventRequest, startStripeServer } from './stripe-server.ts';
+import {
+  type StripeEvent,
+  type StripeServer,
+  signedEventRequest,
+  startStripeServer,
+} from './stripe-server.ts';
 
 export const STRIPE_SECRET_KEY = 'sk_test_museum';
 export const STRIPE_WEBHOOK_SECRET = 'whsec_museum_test_secret';
@@ -78,6 +83,13 @@ export function sessionOf(stripe: StripeServer, orderId: string) {
   if (!session) throw new Error(`no Checkout Session for order ${orderId}`);
   return session;
 }
+
+/** Stripe's event that an order's Checkout Session was paid (or `type`), its session paid at the look-alike. */
+export const paidEvent = (
+  stripe: StripeServer,
+  orderId: string,
+  type: StripeEvent['type'] = 'checkout.session.completed',
+): StripeEvent => stripe.event(type, stripe.pay(sessionOf(stripe, orderId).id));
 
 const END_HOLD = statement(
   'test_end_hold',
