@@ -1,5 +1,6 @@
-// The edges a page needs between events, days and tickets (a day's general admission left: museum-hours.graphql.ts), each read in batches (src/events/event-loads.ts): a page of
-// 30 items costs the statements of a page of one.
+// The edges a page needs between events, days and tickets, each read in batches (src/events/event-loads.ts): a
+// page of 30 items costs the statements of a page of one. A day's general admission left is the hours page's
+// (museum-hours.graphql.ts).
 import { z } from 'zod';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGING_RULES } from '../common/pagination.ts';
 import type { EventDateAvailability, ListedEvent } from '../events/event-list.ts';
