@@ -1,6 +1,6 @@
 // What the tests of a visit (orders, check-ins, cancellation) share: GraphQL documents, order bodies, and a
 // museum that is open today, so that today's tickets can be bought and checked in whatever the weekday.
-import { type TestMuseum, todayUtc } from './museum.ts';
+import type { TestMuseum } from './museum.ts';
 
 export const TICKET_FIELDS =
   'message ticketId ticketType ticketDate confirmationCode eventId eventName status checkedInAt';
@@ -26,9 +26,12 @@ export const eventLine = (eventId: string, ticketDate: string, quantity = 1) => 
 });
 export const order = (...lines: Record<string, unknown>[]) => ({ email: 'family@example.com', lines });
 
-/** Opens the museum today (special hours), so that general tickets for today can be sold. */
+/**
+ * Opens the museum today (special hours), so that general tickets for today can be sold: today in the
+ * museum's time zone, which is already tomorrow in UTC's late evening for a museum east of it.
+ */
 export async function openToday(museum: TestMuseum): Promise<string> {
-  const today = todayUtc();
+  const today = museum.deps.clock.today();
   const response = await museum.graphql(
     'mutation($input: SetDayHoursInput!) { setDayHours(input: $input) { date } }',
     { input: { date: today, timeOpen: '00:00', timeClose: '23:59' } },
