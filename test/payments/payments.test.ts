@@ -83,7 +83,7 @@ describe("a visitor's order waits for payment", () => {
     const order = await placePending(day);
     expect(order).toMatchObject({ status: 'pending', total: 40, currency: 'EUR', refundedAmount: 0 });
     expect(order.tickets.map((t) => t.status)).toEqual(['pending', 'pending']);
-    const holdEnds = Date.parse(String(order.expiresAt));
+    const holdEnds = Date.parse(order.expiresAt!);
     expect(holdEnds).toBeGreaterThanOrEqual(before + 30 * 60_000 - 2000);
     expect(holdEnds).toBeLessThanOrEqual(Date.now() + 30 * 60_000 + 2000);
     const session = sessionOf(stripe, order.orderId);
