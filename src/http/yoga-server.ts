@@ -6,8 +6,8 @@ import type { EnginePlugin } from '../graphql/engine.ts';
 import { clientKind, describe } from '../graphql/errors.ts';
 import type { RunOperation } from '../graphql/operations.ts';
 import type { Logger } from '../logger.ts';
-import { useRefusalBodies } from '../plugins/use-refusal-bodies.ts';
 import type { HttpRequest } from '../protocol/request.ts';
+import { useRefusalBodies } from './use-refusal-bodies.ts';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
 

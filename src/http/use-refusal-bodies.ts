@@ -1,6 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { ERROR_KINDS, type ErrorKind } from '../common/errors.ts';
-import { graphqlRefusal } from '../http/graphql-endpoint.ts';
+import { graphqlRefusal } from './graphql-endpoint.ts';
 
 const kindByStatus = new Map<number, ErrorKind>(
   Object.entries(ERROR_KINDS).map(([kind, { status }]) => [status, kind as ErrorKind]),
