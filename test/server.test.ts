@@ -90,6 +90,7 @@ describe('npm start on the embedded default', () => {
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
+  // Two start-ups, each opening the embedded database, and a CLI: past 30 s on a busy 2-core runner.
   it('creates an admin with a printed password and the ten demo events, and keeps them across restarts', async () => {
     const first = await spawnServer({ MUSEUM_DATA_DIR: dataDir });
     const password = /password: (\S+)/.exec(first.stdout())?.[1];
@@ -121,7 +122,7 @@ describe('npm start on the embedded default', () => {
     expect(second.stdout()).not.toContain('password');
     expect(await listAll(second.url)).toEqual(events);
     expect(await second.stop()).toBe(0);
-  });
+  }, 120_000);
 });
 
 /** Runs the server entry with `env`, to its exit: the exit code and what it wrote to stderr. */
