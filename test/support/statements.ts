@@ -17,6 +17,18 @@ const WORKER_NAME = /^(mail_worker_|webhook_(take_due|record_attempt|next_due|an
 const LOGIN_TEXT =
   /^(insert into login_throttle |with cleared as \(\s*delete from login_throttle |select "a0"\.\* from "account" as "a0" where "a0"\."name" = )/;
 
+type Sent = string | { text: string; name?: string };
+
+/**
+ * Whether a statement belongs to the background rather than the request counted. The workers' own
+ * statements (src/mail/, src/webhooks/dispatcher.ts), woken by a sale or a change, are known by name, or by
+ * text behind a pooler, where statements go unnamed; a credential's check by its text.
+ */
+function ranBeside(sent: Sent): boolean {
+  if (typeof sent === 'string') return LOGIN_TEXT.test(sent);
+  return WORKER_NAME.test(sent.name ?? '') || WORKER_TEXT.test(sent.text) || LOGIN_TEXT.test(sent.text);
+}
+
 /**
  * The SQL statements `send` causes, counted at the `pg` client that both MikroORM (through Kysely) and the
  * prepared statements of src/db/sql.ts go through; what runs beside it in the background
@@ -31,12 +43,8 @@ export async function statementsSentBy<T>(
     this: pg.Client,
     ...args: unknown[]
   ) {
-    const sent = args[0] as string | { text: string; name?: string };
-    const text = typeof sent === 'string' ? sent : sent.text;
-    // The workers' own statements (src/mail/, src/webhooks/dispatcher.ts) run beside requests, woken by a
-    // sale or a change: known by name, or by text behind a pooler, where statements go unnamed.
-    const worker = typeof sent !== 'string' && (WORKER_NAME.test(sent.name ?? '') || WORKER_TEXT.test(text));
-    if (!worker && !LOGIN_TEXT.test(text)) statements.push(text);
+    const sent = args[0] as Sent;
+    if (!ranBeside(sent)) statements.push(typeof sent === 'string' ? sent : sent.text);
     return (query as (...args: unknown[]) => unknown).apply(this, args);
   } as typeof query);
   try {
