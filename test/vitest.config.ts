@@ -17,6 +17,6 @@ export default defineConfig({
     // e-mail addresses, Authorization values and passwords; a finding fails the run. MUSEUM_TEST_LEAK_SCAN=off
     // turns it off.
     globalSetup: ['test/support/leak-scan.ts'],
-    setupFiles: ['test/support/leak-scan-setup.ts'],
+    setupFiles: ['test/support/leak-scan-setup.ts', 'test/support/pg-deprecations.ts'],
   },
 });
