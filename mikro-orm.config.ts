@@ -8,11 +8,11 @@ import { EventDate, EventDateCount, EventPrice, SpecialEvent } from './src/event
 import { DayEntrySlots, EntrySlots } from './src/hours/entry-slots.entity.ts';
 import { DayHours, WeeklyHours } from './src/hours/hours.entity.ts';
 import { Mail } from './src/mail/mail.entity.ts';
-import { Order } from './src/orders/order.entity.ts';
 import { Refund, StripeEvent } from './src/payments/payment.entity.ts';
 import { PriceCategory } from './src/prices/price-category.entity.ts';
 import { PrivacyKey, PrivacyRequest } from './src/privacy/privacy.entity.ts';
 import { IdempotencyRecord } from './src/tickets/idempotency.entity.ts';
+import { Order } from './src/tickets/order.entity.ts';
 import { Ticket } from './src/tickets/ticket.entity.ts';
 import { TicketSales } from './src/tickets/ticket-sales.entity.ts';
 import { WebhookDelivery, WebhookSubscription } from './src/webhooks/webhook.entity.ts';

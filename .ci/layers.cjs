@@ -16,6 +16,15 @@ module.exports = {
       to: { circular: true, dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'no-circular-folders',
+      comment:
+        'No folder imports itself through others: each layer imports only downwards, and no two domains import each other.',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
       name: 'domains-below-transport',
       comment: 'A domain knows nothing of HTTP, REST, the OpenAPI document or the process wiring.',
       severity: 'error',
@@ -38,10 +47,11 @@ module.exports = {
     },
     {
       name: 'protocol-below-transports',
-      comment: 'What http, rest and graphql share imports none of them.',
+      comment:
+        'What http, rest and graphql share imports none of them, nor the schema or a domain above them.',
       severity: 'error',
       from: { path: '^src/protocol/' },
-      to: { path: '^src/(http|rest|graphql)/' },
+      to: { path: `^src/(http|rest|graphql|graph|${DOMAINS.slice(1, -1)})/` },
     },
     {
       name: 'engine-below-domains',

@@ -19,7 +19,8 @@ export type Authentication =
   | { status: 'anonymous' }
   | { status: 'rejected'; reason: string }
   /** Too many checks for this address and name, or from this address: refused unchecked, `retryAfter` s. */
-  | { status: 'throttled'; retryAfter: number; policy: LoginPolicy }
+  /** `policy`: the limit it ran into, named, with its quota of checks over its window (seconds). */
+  | { status: 'throttled'; retryAfter: number; policy: { name: LoginPolicy; quota: number; window: number } }
   | { status: 'authenticated'; principal: Principal };
 
 export interface AuthenticatorOptions {
@@ -244,7 +245,12 @@ export function createAuthenticator(options: AuthenticatorOptions) {
 
 function authenticationOf(outcome: Outcome): Authentication {
   if (isVerified(outcome)) return { status: 'authenticated', principal: outcome.principal };
-  if (outcome !== null) return { status: 'throttled', retryAfter: outcome.throttled, policy: outcome.policy };
+  if (outcome !== null)
+    return {
+      status: 'throttled',
+      retryAfter: outcome.throttled,
+      policy: { name: outcome.policy, ...LOGIN_POLICIES[outcome.policy] },
+    };
   return { status: 'rejected', reason: 'Unknown account name or wrong password' };
 }
 

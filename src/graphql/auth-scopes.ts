@@ -1,5 +1,3 @@
-import type { Principal } from '../accounts/authenticator.ts';
-
 export interface AuthScopes {
   /** Any account, a door scanner's included (`me`). */
   authenticated: boolean;
@@ -10,8 +8,11 @@ export interface AuthScopes {
   staff: boolean;
 }
 
-/** What a caller may do; the one definition behind field auth and the request gate. */
-export function scopesOf(principal: Principal | null): AuthScopes {
+/**
+ * What a caller may do; the one definition behind field auth and the request gate. The caller is the
+ * request's principal (src/accounts/authenticator.ts), of which the engine reads only the role.
+ */
+export function scopesOf(principal: { role: string } | null): AuthScopes {
   const role = principal?.role;
   return {
     authenticated: principal !== null,

@@ -1,5 +1,5 @@
 import { builder } from '../graphql/builder.ts';
-import type { OrderStatus } from './order.entity.ts';
+import type { OrderStatus } from '../tickets/order.entity.ts';
 
 export const OrderStatusEnum = builder.enumType('OrderStatus', {
   description:

@@ -7,10 +7,10 @@ import { type Queryable, rfc3339, type Sql, statement } from '../db/sql.ts';
 import { queueOrderMail } from '../mail/outbox.ts';
 import { bySalesCounter } from '../tickets/cancellation.ts';
 import { claimOrReplay, requestHash, storeAnswer } from '../tickets/idempotency.ts';
+import type { OrderStatus } from '../tickets/order.entity.ts';
 import { GENERAL_ADMISSION } from '../tickets/ticket-sales.entity.ts';
 import { TICKET_VIEW_JSON, type TicketView } from '../tickets/ticket-view.ts';
 import { isCodeCollision, type PurchaseOptions, sellTicket, slotScope } from '../tickets/tickets.service.ts';
-import type { OrderStatus } from './order.entity.ts';
 import type { OrderLine, PlaceOrderInput } from './orders.rules.ts';
 
 export interface OrderView {

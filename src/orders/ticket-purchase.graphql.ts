@@ -6,6 +6,7 @@ import { invalidField } from '../common/errors.ts';
 import type { AppDeps } from '../context.ts';
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
+import type { OrderStatus } from '../tickets/order.entity.ts';
 import { purchaseOptions } from '../tickets/purchase-options.ts';
 import {
   TicketKindEnum,
@@ -16,7 +17,6 @@ import {
 import { type BuyTicketsInput, buyTicketsSchema } from '../tickets/tickets.rules.ts';
 import { buyTickets, type PurchaseOptions, type TicketConfirmation } from '../tickets/tickets.service.ts';
 import { withCheckout } from './checkout.ts';
-import type { OrderStatus } from './order.entity.ts';
 import { OrderStatusEnum } from './order-status.graphql.ts';
 import { placeOrder } from './orders.service.ts';
 

@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
-import { Order } from '../orders/order.entity.ts';
+import { Order } from '../tickets/order.entity.ts';
 
 export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 

@@ -2,7 +2,7 @@ import type { Role } from '../accounts/account.entity.ts';
 import type { Principal } from '../accounts/authenticator.ts';
 import { type Queryable, rfc3339, type Sql, statement } from '../db/sql.ts';
 import type { MailKind, MailStatus } from '../mail/mail.entity.ts';
-import type { OrderStatus } from '../orders/order.entity.ts';
+import type { OrderStatus } from '../tickets/order.entity.ts';
 import { TICKET_VIEW_COLUMNS, type TicketView, toTicketView } from '../tickets/ticket-view.ts';
 import { type PrivacyRequestView, REQUESTS_ABOUT, recordRequest, subjectHash } from './privacy.requests.ts';
 

@@ -1,7 +1,7 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { Account } from '../accounts/account.entity.ts';
 import { SpecialEvent } from '../events/event.entity.ts';
-import { Order } from '../orders/order.entity.ts';
+import { Order } from './order.entity.ts';
 
 export const TICKET_TYPES = ['general', 'event'] as const;
 /** A ticket's kind: the `ticketType` field of both APIs (the GraphQL enum `TicketType`). */
