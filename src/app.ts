@@ -32,6 +32,7 @@ import { runRetention } from './privacy/privacy.service.ts';
 import { createRestHandler } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
+import { operationSpans } from './tracing.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
 import { purgeOldDeliveries, webhookBacklog } from './webhooks/webhooks.service.ts';
 
@@ -82,6 +83,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
     record: metrics?.operation,
     mask,
     plugins: options.plugins,
+    spans: operationSpans(),
   });
   // Yoga reads server-sent events' parameters and hands them to the runner, which runs on yoga's engine.
   const yoga = createYogaServer(GRAPHQL_ENDPOINT, deps.logger, plugins, (...args) => runOperation(...args));

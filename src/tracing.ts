@@ -1,3 +1,4 @@
+import type { useOpenTelemetry as UseOpenTelemetry } from '@envelop/opentelemetry';
 import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { withoutAddresses } from './common/text.ts';
 import { aroundStatements } from './db/pg-client.ts';
@@ -20,11 +21,13 @@ export async function startTracing(endpoint: string | undefined): Promise<(() =>
     { OTLPTraceExporter },
     { AsyncLocalStorageContextManager },
     resources,
+    { useOpenTelemetry },
   ] = await Promise.all([
     import('@opentelemetry/sdk-trace'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/context-async-hooks'),
     import('@opentelemetry/resources'),
+    import('@envelop/opentelemetry'),
   ]);
   const provider = new TracerProvider({
     resource: resources.resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? TRACER }),
@@ -38,9 +41,30 @@ export async function startTracing(endpoint: string | undefined): Promise<(() =>
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(provider);
   traceSqlStatements();
+  // Neither resolvers (a span per field) nor variables or results (a buyer's address) are traced.
+  spansPlugin = () =>
+    useOpenTelemetry(
+      { resolvers: false, variables: false, result: false },
+      provider,
+      SpanKind.INTERNAL,
+      {},
+      TRACER,
+    );
   tracing.enabled = true;
   return () => provider.shutdown();
 }
+
+type OperationSpans = ReturnType<typeof UseOpenTelemetry>;
+let spansPlugin: (() => OperationSpans) | undefined;
+
+/**
+ * While tracing is on, envelop's OpenTelemetry plugin (`@envelop/opentelemetry`), for the engine's plugins:
+ * a span per GraphQL operation, whatever its transport (a REST route's too), named like
+ * `query.getSpecialEvent`, the child of its request's span and the parent of its statements'. A
+ * subscription's span lasts as long as the subscription, a @defer query's until its last part. Off, null.
+ */
+export const operationSpans = (): OperationSpans | null =>
+  tracing.enabled && spansPlugin ? spansPlugin() : null;
 
 /** Runs `work` inside a new span (a child of the active one), ended when it settles. */
 export async function inSpan<T>(

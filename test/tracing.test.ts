@@ -13,6 +13,8 @@ interface OtlpSpan {
   name: string;
   kind: number;
   attributes: { key: string; value: Record<string, unknown> }[];
+  status?: { code?: number };
+  events?: { name: string; attributes: { key: string; value: Record<string, unknown> }[] }[];
 }
 
 const attribute = (span: OtlpSpan, key: string) => {
@@ -71,10 +73,12 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(attribute(http, 'http.route')).toBe('/museum-hours');
     expect(Number(attribute(http, 'http.response.status_code'))).toBe(200);
 
-    const operation = spans.find((s) => s.name === 'query getMuseumHours' && s.traceId === http.traceId)!;
+    const operation = spans.find((s) => s.name === 'query.getMuseumHours' && s.traceId === http.traceId)!;
     expect(operation).toBeDefined();
     expect(operation.parentSpanId).toBe(http.spanId);
-    expect(attribute(operation, 'graphql.operation.name')).toBe('getMuseumHours');
+    expect(operation.kind).toBe(1); // INTERNAL
+    expect(attribute(operation, 'graphql.execute.operationName')).toBe('getMuseumHours');
+    expect(attribute(operation, 'graphql.execute.operationType')).toBe('query');
 
     // The operation's own statement (the password check's statements belong to the request itself).
     const statements = spans.filter(
@@ -85,6 +89,26 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(statements[0]!.name).toBe('hours_of_horizon');
     expect(attribute(statements[0]!, 'db.operation.name')).toBe('SELECT');
     expect(String(attribute(statements[0]!, 'db.query.text'))).toMatch(/from weekly_hours/);
+  });
+
+  it('marks an operation span whose result has errors, recording them as the client sees them', async () => {
+    const response = await fetch(`${server.url}/museum-hours?limit=31`, {
+      headers: { authorization: basic(STAFF.name, STAFF.password) },
+    });
+    expect(response.status).toBe(400);
+    const refused = () =>
+      spans.find((s) => s.name === 'query.getMuseumHours' && s.status?.code === 2 /* ERROR */);
+    const deadline = Date.now() + 10_000;
+    while (!refused() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    const span = refused()!;
+    expect(span, JSON.stringify(spans.map((s) => [s.name, s.status]))).toBeDefined();
+    const recorded = span.events?.find((event) => event.name === 'exception');
+    const message = String(
+      Object.values(recorded?.attributes.find((a) => a.key === 'exception.message')?.value ?? {})[0],
+    );
+    expect(JSON.parse(message)).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('limit: must be an integer from 1 to 30') }),
+    ]);
   });
 
   it('exports an operation span for a subscription and for a @defer query, as for every operation', async () => {
@@ -111,13 +135,13 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
 
     const named = (name: string) => spans.find((s) => s.name === name);
     const deadline = Date.now() + 10_000;
-    while (!(named('subscription TracedLive') && named('query TracedDefer')) && Date.now() < deadline)
+    while (!(named('subscription.TracedLive') && named('query.TracedDefer')) && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 200));
-    const subscription = named('subscription TracedLive')!;
+    const subscription = named('subscription.TracedLive')!;
     expect(subscription, JSON.stringify(spans.map((s) => s.name))).toBeDefined();
-    expect(attribute(subscription, 'graphql.operation.type')).toBe('subscription');
-    expect(attribute(subscription, 'graphql.operation.name')).toBe('TracedLive');
-    const query = named('query TracedDefer')!;
+    expect(attribute(subscription, 'graphql.execute.operationType')).toBe('subscription');
+    expect(attribute(subscription, 'graphql.execute.operationName')).toBe('TracedLive');
+    const query = named('query.TracedDefer')!;
     expect(query).toBeDefined();
     expect(spans.find((s) => s.spanId === query.parentSpanId)?.name).toBe('POST /graphql');
   });

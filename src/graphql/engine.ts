@@ -22,13 +22,16 @@ export interface EngineOptions {
   mask: (error: unknown) => Error;
   /** More plugins, run after the rules and before the run is timed (a maintainer's, a test's). */
   plugins?: EnginePlugin[];
+  /** The operation spans (`operationSpans()` of src/tracing.ts), when tracing is on. */
+  spans?: EnginePlugin | null;
 }
 
 /**
  * The engine's plugins, in their order, for yoga's enveloped execution: every operation passes them,
  * whatever its transport (src/graphql/operations.ts). The prepared documents choose the execution function
- * and the run wraps whichever was chosen, so the run comes after them; envelop's error mask (with addresses
- * taken out of what it shows) applies to every result.
+ * and the run wraps whichever was chosen within the deadline, so the run comes after them; envelop's error
+ * mask (with addresses taken out of what it shows) applies to every result. The spans come last: an
+ * operation's span holds all of its run, and records its errors only as the mask left them.
  */
 export function enginePlugins(options: EngineOptions): EnginePlugin[] {
   return [
@@ -37,5 +40,6 @@ export function enginePlugins(options: EngineOptions): EnginePlugin[] {
     ...(options.plugins ?? []),
     useOperationRun({ timeoutMs: options.timeoutMs, record: options.record }),
     useMaskedErrors({ maskError: (error) => withoutAddressesShown(options.mask(error) as GraphQLError) }),
+    ...(options.spans ? [options.spans] : []),
   ];
 }

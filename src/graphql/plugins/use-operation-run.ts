@@ -1,8 +1,6 @@
 import type { Plugin } from '@envelop/core';
-import { SpanKind } from '@opentelemetry/api';
 import { type ExecutionArgs, type ExecutionResult, getOperationAST } from 'graphql';
 import { TOOK_TOO_LONG, withDeadline } from '../../common/deadline.ts';
-import { inSpan, tracing } from '../../tracing.ts';
 import { refusal } from '../errors.ts';
 import type { OperationContext } from './operation-context.ts';
 
@@ -14,8 +12,7 @@ type Outcome = ExecutionResult | AsyncIterable<ExecutionResult>;
 
 /**
  * Each operation's run, whatever brought it: within the deadline (answered 503 with Retry-After when it
- * passes; its database work finishes or fails on its own, unseen), in a tracing span named like
- * `query getSpecialEvent` (the parent of its statements' spans), counted in the metrics. A subscription's
+ * passes; PostgreSQL's statement_timeout stops its statements) and counted in the metrics. A subscription's
  * run is its setup (the subscribe resolver, the per-account cap). It wraps whichever execution function the
  * plugins before it chose, so it comes after them.
  */
@@ -28,15 +25,7 @@ export function useOperationRun(options: {
     const type = operation?.operation ?? 'query';
     const name = operation?.name?.value;
     const started = performance.now();
-    const within = () => withDeadline(work(), options.timeoutMs);
-    const finished = tracing.enabled
-      ? inSpan(
-          name ? `${type} ${name}` : type,
-          SpanKind.INTERNAL,
-          { 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) },
-          async () => within(),
-        )
-      : within();
+    const finished = withDeadline(work(), options.timeoutMs);
     const counted = (result: Outcome | null) => {
       options.record?.(name, type, (performance.now() - started) / 1000);
       return result ?? timedOut();
