@@ -12,7 +12,7 @@ type Outcome = ExecutionResult | AsyncIterable<ExecutionResult>;
 
 /**
  * Each operation's run, whatever brought it: within the deadline (answered 503 with Retry-After when it
- * passes; PostgreSQL's statement_timeout stops its statements) and counted in the metrics. A subscription's
+ * passes; on PostgreSQL, statement_timeout stops its statements) and counted in the metrics. A subscription's
  * run is its setup (the subscribe resolver, the per-account cap). It wraps whichever execution function the
  * plugins before it chose, so it comes after them.
  */
