@@ -17,8 +17,9 @@ interface OtlpSpan {
   events?: { name: string; attributes: { key: string; value: Record<string, unknown> }[] }[];
 }
 
-const attribute = (span: OtlpSpan, key: string) => {
-  const value = span.attributes.find((a) => a.key === key)?.value;
+/** An attribute's value, of a span or of one of its events. */
+const attribute = (holder: Pick<OtlpSpan, 'attributes'>, key: string) => {
+  const value = holder.attributes.find((a) => a.key === key)?.value;
   return value ? Object.values(value)[0] : undefined;
 };
 
@@ -103,10 +104,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const span = refused()!;
     expect(span, JSON.stringify(spans.map((s) => [s.name, s.status]))).toBeDefined();
     const recorded = span.events?.find((event) => event.name === 'exception');
-    const message = String(
-      Object.values(recorded?.attributes.find((a) => a.key === 'exception.message')?.value ?? {})[0],
-    );
-    expect(JSON.parse(message)).toEqual([
+    expect(JSON.parse(String(attribute(recorded!, 'exception.message')))).toEqual([
       expect.objectContaining({ message: expect.stringContaining('limit: must be an integer from 1 to 30') }),
     ]);
   });
