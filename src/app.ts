@@ -10,7 +10,6 @@ import { schema } from './graph/schema.ts';
 import { type EnginePlugin, enginePlugins } from './graphql/engine.ts';
 import { createErrorMask } from './graphql/errors.ts';
 import { operationRunner, type RunOperation } from './graphql/operations.ts';
-import { createPreparedDocuments } from './graphql/prepared-documents.ts';
 import { createTokenCheck } from './graphql/query-limits.ts';
 import { PLAIN_STRING_SCALARS } from './graphql/scalars.ts';
 import { graphiqlPages } from './http/graphiql.ts';
@@ -74,10 +73,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   if (metrics) deps.mail?.observe(metrics.mail);
   const mask = createErrorMask(deps.logger);
   const plugins = enginePlugins({
-    documents: createPreparedDocuments(schema, {
-      introspection: deps.config.introspection,
-      plainScalars: PLAIN_STRING_SCALARS,
-    }),
+    introspection: deps.config.introspection,
+    schema,
+    plainScalars: PLAIN_STRING_SCALARS,
     trustedDocumentsOnly: deps.config.trustedDocumentsOnly,
     timeoutMs: deps.config.operationTimeoutMs,
     record: metrics?.operation,

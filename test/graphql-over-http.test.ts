@@ -104,6 +104,27 @@ describe('GraphQL over HTTP, answered as yoga answers it', () => {
     }
   });
 
+  // envelop's graphql-jit plugin keeps one compiled query per document, whatever operationName asks for: a
+  // document of several operations is never compiled (src/graphql/plugins/use-compiled-queries.ts).
+  it('answers each operation of a document of several as itself, on every run', async () => {
+    const query = fresh(
+      'query Hours { museumHours(limit: 1) { date } } query Event($id: UUID!) { specialEvent(eventId: $id) { name } }',
+    );
+    const run = async (operationName: string) => {
+      const response = await museum.fetch(
+        'http://museum.test/graphql',
+        initOf({ body: { query, operationName, variables: { id: event.eventId } } }),
+      );
+      return (await response.json()) as { data: Record<string, unknown> };
+    };
+    for (const operationName of ['Hours', 'Hours', 'Hours', 'Event', 'Event', 'Hours']) {
+      const answer = await run(operationName);
+      expect(Object.keys(answer.data), operationName).toEqual([
+        operationName === 'Hours' ? 'museumHours' : 'specialEvent',
+      ]);
+    }
+  });
+
   it('answers a query that ends in an error the same the first time and once compiled, located', async () => {
     const body = {
       query: fresh(
@@ -300,7 +321,7 @@ describe('compiled queries', () => {
     return parts.length > 0 ? parts.join(' ') : null;
   }
 
-  // Compiled queries see Date, UUID, … as String (src/graphql/prepared-documents.ts); introspection must not.
+  // Compiled queries see Date, UUID, … as String (src/graphql/plugins/use-compiled-queries.ts); introspection must not.
   it('answer introspection with the schema as it is, compiled too', async () => {
     const query = fresh(
       '{ __type(name: "MuseumDay") { fields { name type { kind name ofType { name } } } } }',
@@ -324,7 +345,7 @@ describe('compiled queries', () => {
     expect(typeOf('timeOpen')?.ofType.name).toBe('LocalTime');
   });
 
-  // graphql-jit copies the built-in scalars and enums as resolvers return them (src/graphql/prepared-documents.ts):
+  // graphql-jit copies the built-in scalars and enums as resolvers return them (src/graphql/plugins/use-compiled-queries.ts):
   // every leaf of the graph must already be what graphql-js's serialization would make of it.
   it('answer every field of the graph as graphql-js does (leaves unserialized, resolvers return them exact)', async () => {
     const ticket = await museum.rest('POST', '/tickets', {

@@ -8,7 +8,7 @@ import {
 
 type Fragments = GraphQLResolveInfo['fragments'];
 
-// Per field node of a prepared document (src/graphql/prepared-documents.ts keeps and reuses its nodes), the
+// Per field node of a cached document (yoga's parser cache keeps and reuses its nodes), the
 // answer for each path asked: the walk is made once per document, not once per request.
 const answers = new WeakMap<FieldNode, Map<readonly string[], boolean>>();
 

@@ -18,7 +18,7 @@ export interface ScalarExtensions {
   jsonSchema: Record<string, unknown>;
 }
 
-/** The scalars below: strings that serialize as they are (src/graphql/prepared-documents.ts compiles on that). */
+/** The scalars below: strings that serialize as they are (compiled queries copy them: use-compiled-queries.ts). */
 export const PLAIN_STRING_SCALARS = new Set<string>();
 
 /**

@@ -1,5 +1,7 @@
 import { createServerAdapter } from '@whatwg-node/server';
+import type { DocumentNode } from 'graphql';
 import { YogaServer, type YogaServerInstance } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
 import type { RequestContext } from '../context.ts';
 import { schema } from '../graph/schema.ts';
 import type { EnginePlugin } from '../graphql/engine.ts';
@@ -10,6 +12,22 @@ import type { HttpRequest } from '../protocol/request.ts';
 import { useRefusalBodies } from './use-refusal-bodies.ts';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
+
+/** How many documents yoga keeps parsed and validated, the least recently used forgotten first. */
+const CACHED_DOCUMENTS = 1_000;
+/** Longer documents are parsed each time: the clients that repeat a query send a short one. */
+const CACHED_LENGTH = 16 * 1024;
+
+/** Yoga's cache of parsed documents (and of syntax errors), bounded in count and in each document's length. */
+function documentCache<T extends DocumentNode | Error>() {
+  const cache = new LRUCache<string, T>({ max: CACHED_DOCUMENTS });
+  return {
+    get: (source: string) => cache.get(source),
+    set(source: string, value: T) {
+      if (source.length <= CACHED_LENGTH) cache.set(source, value);
+    },
+  };
+}
 
 /** What a yoga request carries from the pipeline: the request it came as. */
 interface YogaServerContext {
@@ -32,7 +50,12 @@ export function createYogaServer(
     graphqlEndpoint: endpoint,
     // The engine's plugins mask every result (envelop's useMaskedErrors): yoga's would log each error again.
     maskedErrors: false,
-    parserAndValidationCache: false,
+    // Each document parsed once; its validation is kept by the engine (src/graphql/plugins/use-document-checks.ts).
+    parserAndValidationCache: {
+      documentCache: documentCache(),
+      errorCache: documentCache(),
+      validationCache: false,
+    },
     // A trusted document's id; the runner resolves it.
     extraParamNames: ['documentId'],
     graphiql: false,

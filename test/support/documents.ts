@@ -1,5 +1,5 @@
 // GraphQL documents and values the domain tests share. A test about one particular shape (aliases,
-// fragments, what the prepared-documents cache keeps) writes its own.
+// fragments, what the document cache keeps) writes its own.
 
 /** A well-formed event id that no event has. */
 export const UNKNOWN_EVENT = '3be6453c-03eb-4357-ae5a-984a0e574a54';
