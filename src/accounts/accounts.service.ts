@@ -140,12 +140,15 @@ export async function changePassword(em: EntityManager, name: string, newPasswor
   if (updated === 0) throw notFound(`There is no account named "${name}"`);
 }
 
-const ACCOUNT_BY_ID = statement('account_by_id', 'select id, name, role from account where id = $1::uuid');
+const ACCOUNT_BY_ID = statement<Principal, [id: string]>(
+  'account_by_id',
+  'select id, name, role from account where id = $1::uuid',
+);
 
 /** An account as `me` shows it: to itself, or to staff; anyone else gets null. */
 export async function getAccount(sql: Queryable, viewer: Principal, id: string): Promise<Principal | null> {
   if (viewer.id !== id && viewer.role !== 'staff') return null;
   if (viewer.id === id) return viewer;
-  const [account] = await sql.query<Principal>(ACCOUNT_BY_ID, [id]);
+  const [account] = await sql.query(ACCOUNT_BY_ID, [id]);
   return account ?? null;
 }

@@ -17,7 +17,10 @@ const minuteOf = (column: string) => `(extract(epoch from ${column})::int / 60)`
 // and update nothing. The select around it reads the ticket as it was when the statement began, so an
 // admitted ticket's time comes from the update. A timed ticket admits from $4 minutes before its slot
 // starts until $4 after it ends ($3: the museum's minute of the day now).
-const CHECK_IN = statement(
+const CHECK_IN = statement<
+  TicketRow & { admittedAt: string | null },
+  [confirmationCode: string, date: string, minuteOfDay: number, graceMinutes: number]
+>(
   'check_in',
   `with admitted as (
      update ticket t set checked_in_at = now()
@@ -33,7 +36,7 @@ const CHECK_IN = statement(
    where t.confirmation_code = $1`,
 );
 
-const TICKET_BY_CODE = statement(
+const TICKET_BY_CODE = statement<TicketRow, [confirmationCode: string]>(
   'ticket_by_code',
   `select ${TICKET_VIEW_COLUMNS}, to_char(t.entry_end, 'HH24:MI') as "entryEnd"
    from ticket t left join special_event e on e.id = t.event_id where t.confirmation_code = $1`,
@@ -105,12 +108,7 @@ export async function checkIn(
   at: ScanTime,
   attempt = 1,
 ): Promise<CheckInResult> {
-  const [row] = await sql.query<TicketRow & { admittedAt: string | null }>(CHECK_IN, [
-    confirmationCode,
-    at.today,
-    at.minuteOfDay,
-    at.graceMinutes,
-  ]);
+  const [row] = await sql.query(CHECK_IN, [confirmationCode, at.today, at.minuteOfDay, at.graceMinutes]);
   if (!row) return UNKNOWN;
   const { admittedAt, ...ticket } = row;
   if (admittedAt !== null)
@@ -122,7 +120,7 @@ export async function checkIn(
   if (refusal) return refusal;
   // Not admitted, though the ticket read as admissible when the statement began: a concurrent scan (or
   // cancellation) changed it meanwhile. A new statement sees what it did.
-  const [now] = await sql.query<TicketRow>(TICKET_BY_CODE, [confirmationCode]);
+  const [now] = await sql.query(TICKET_BY_CODE, [confirmationCode]);
   if (!now) return UNKNOWN;
   const settled = refusalOf(now, at);
   if (settled) return settled;

@@ -4,18 +4,26 @@ import type { Replica, Replicas } from './replicas.ts';
 /**
  * A statement sent by name: each connection parses and plans it once (a generic plan, see mikro-orm.config.ts)
  * and then only binds values to it. Behind a transaction pooler the name is not sent (see createSql).
+ * `Row` is one row of its answer (never: it answers none that is read) and `Params` the values bound to $1,
+ * $2, …, declared beside its text so that every call is checked against them.
  */
-export interface Statement {
+export interface Statement<Row = unknown, Params extends readonly unknown[] = readonly unknown[]> {
   readonly name: string;
   readonly text: string;
   /** A read whose answer may be slightly stale: a read replica may serve it (src/db/replicas.ts). */
   readonly mayBeStale: boolean;
+  /** The row and the parameters, for the compiler only: never set. */
+  readonly types?: { row: Row; params: Params };
 }
 
 const texts = new Map<string, string>();
 
 /** Declares a named statement. pg refuses a name used with two texts, so that is caught here, at import. */
-export function statement(name: string, text: string, options: { mayBeStale?: boolean } = {}): Statement {
+export function statement<Row = never, Params extends readonly unknown[] = []>(
+  name: string,
+  text: string,
+  options: { mayBeStale?: boolean } = {},
+): Statement<Row, Params> {
   const known = texts.get(name);
   if (known !== undefined && known !== text) throw new Error(`Two statements are named ${name}`);
   texts.set(name, text);
@@ -32,7 +40,10 @@ export const rfc3339Micros = (column: string) =>
 
 export interface Queryable {
   /** The rows of one statement, as plain objects; values bind to $1, $2, … */
-  query<T>(statement: Statement, values: readonly unknown[]): Promise<T[]>;
+  query<Row, Params extends readonly unknown[]>(
+    statement: Statement<Row, Params>,
+    values: Params,
+  ): Promise<Row[]>;
 }
 
 export interface Sql extends Queryable {
@@ -194,10 +205,13 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error, op
     },
     // Not pool.query(): it closes the connection after any failed statement, a unique violation
     // included, and reconnecting costs a round trip (on the embedded database, a race with its one slot).
-    async query<T>(statement: Statement, values: readonly unknown[]): Promise<T[]> {
+    async query<Row, Params extends readonly unknown[]>(
+      statement: Statement<Row, Params>,
+      values: Params,
+    ): Promise<Row[]> {
       const replica = statement.mayBeStale ? replicas?.pick() : undefined;
       if (replica) {
-        const answer = await onReplica<T>(replica, statement, values);
+        const answer = await onReplica<Row>(replica, statement, values);
         if (answer) return answer.rows;
       } else if (statement.mayBeStale) replicas?.counted('primary');
       const client = await connect();
@@ -205,7 +219,7 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error, op
       // promises fewer) made the event list promote ~50 MB/s to the old generation after a phase of
       // GET /museum-hours (19 full collections in 10 s instead of none, p99 ×2; node --trace-gc, 1M events).
       try {
-        return await run(client, statement, values);
+        return await run<Row>(client, statement, values);
       } finally {
         client.release(brokenConnections.has(client) ? new Error('connection broken') : undefined);
       }
@@ -215,7 +229,12 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error, op
       let broken: Error | undefined;
       try {
         await run(client, 'begin');
-        const result = await work({ query: (statement, values) => run(client, statement, values) });
+        const result = await work({
+          query: <Row, Params extends readonly unknown[]>(
+            statement: Statement<Row, Params>,
+            values: Params,
+          ) => run<Row>(client, statement, values),
+        });
         await run(client, 'commit');
         return result;
       } catch (error) {

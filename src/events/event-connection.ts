@@ -20,6 +20,25 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const BEFORE_ALL: EventKey = ['-infinity', '', NIL_UUID];
 const AFTER_ALL: EventKey = ['infinity', '', NIL_UUID];
 
+interface EventWindowRow extends EventRow {
+  total: number;
+  keyDate: string;
+  keyName: string;
+}
+
+/** The range, the keys the window lies strictly between (an EventKey each), and its size. */
+type EventWindowParams = [
+  startDate: string,
+  endDate: string,
+  afterDate: string,
+  afterName: string,
+  afterEventId: string,
+  beforeDate: string,
+  beforeName: string,
+  beforeEventId: string,
+  limit: number,
+];
+
 const eventWindow = (backwards: boolean) => {
   const order = backwards ? 'desc' : 'asc';
   const window = `select d.event_id, d.date, d.name from special_event_date d
@@ -30,7 +49,7 @@ const eventWindow = (backwards: boolean) => {
        order by d.date ${order}, d.name ${order}, d.event_id ${order}
        limit $9::int`;
   // A window past the end is one row with the total and no event, as event_page's.
-  return statement(
+  return statement<EventWindowRow, EventWindowParams>(
     `event_window_${backwards ? 'backwards' : 'forwards'}`,
     `select t.total, to_char(e.page_date, 'YYYY-MM-DD') as "keyDate", e.page_name as "keyName",
        ${EVENT_COLUMNS('e')}
@@ -47,19 +66,13 @@ const eventWindow = (backwards: boolean) => {
 const FORWARDS = eventWindow(false);
 const BACKWARDS = eventWindow(true);
 
-interface EventWindowRow extends EventRow {
-  total: number;
-  keyDate: string;
-  keyName: string;
-}
-
 /** The events of `range` in `window`, in the window's reading order, and how many the range has. */
 export async function readEventWindow(
   sql: Queryable,
   range: DateRange,
   window: KeysetWindow<EventKey>,
 ): Promise<KeysetPage<EventView>> {
-  const rows = await sql.query<EventWindowRow>(window.backwards ? BACKWARDS : FORWARDS, [
+  const rows = await sql.query(window.backwards ? BACKWARDS : FORWARDS, [
     range.startDate,
     range.endDate,
     ...(window.after ?? BEFORE_ALL),

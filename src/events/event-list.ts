@@ -62,7 +62,11 @@ export const TOTAL_OF_RANGE = `
   select coalesce(sum(row_count), 0)::int as total from special_event_date_count
   where date between $1::date and $2::date and previous_date < $1::date`;
 
-const EVENT_TOTAL = statement('event_total', TOTAL_OF_RANGE, { mayBeStale: true });
+const EVENT_TOTAL = statement<{ total: number }, [startDate: string, endDate: string]>(
+  'event_total',
+  TOTAL_OF_RANGE,
+  { mayBeStale: true },
+);
 
 /** How many tickets one date of an event has left. */
 export interface EventDateAvailability {
@@ -89,6 +93,13 @@ export const REMAINING = (e: string, date: string) => `greatest(${e}.capacity - 
   (select count(*)::int from ticket t
    where t.event_id = ${e}.id and t.ticket_date = ${date} and t.cancelled_at is null)), 0)`;
 
+interface EventPageRow extends EventRow {
+  /** Only when the read asked for the total. */
+  total?: number;
+  /** Per date, in the order of `dates`, comma-separated; null: unlimited. Only with availability. */
+  remaining?: string | null;
+}
+
 // One page as rows: special_event_date_listing_idx walked in order up to the page's end, keeping each event's
 // first date inside the range, then the page's events. With the total, a page past the end is one row with
 // the total and no event; a read that does not need the total leaves it out (it was a quarter of PostgreSQL's
@@ -104,7 +115,7 @@ const eventPage = ({ availability, total }: PageReading) => {
          and (d.previous_date is null or d.previous_date < $1::date)
        order by d.date, d.name, d.event_id
        limit $3::int offset $4::bigint`;
-  return statement(
+  return statement<EventPageRow, [startDate: string, endDate: string, limit: number, offset: number]>(
     `event_page${total ? '' : '_items'}${availability ? '_with_availability' : ''}`,
     total
       ? `select t.total, ${EVENT_COLUMNS('e')}${availability ? availabilityColumn : ''}
@@ -136,16 +147,9 @@ const PAGE_STATEMENTS = [false, true].map((total) =>
 );
 const pageStatement = ({ availability, total }: PageReading) => PAGE_STATEMENTS[+total]![+availability]!;
 
-interface EventPageRow extends EventRow {
-  /** Only when the read asked for the total. */
-  total?: number;
-  /** Per date, in the order of `dates`, comma-separated; null: unlimited. Only with availability. */
-  remaining?: string | null;
-}
-
 /** How many events have a date in the range. */
 async function countEvents(sql: Queryable, range: DateRange): Promise<number> {
-  const [row] = await sql.query<{ total: number }>(EVENT_TOTAL, [range.startDate, range.endDate]);
+  const [row] = await sql.query(EVENT_TOTAL, [range.startDate, range.endDate]);
   return row?.total ?? 0;
 }
 
@@ -162,7 +166,7 @@ async function readEventPage(
   page: Page,
   reading: PageReading,
 ): Promise<PageRead> {
-  const rows = await sql.query<EventPageRow>(pageStatement(reading), [
+  const rows = await sql.query(pageStatement(reading), [
     range.startDate,
     range.endDate,
     page.limit,

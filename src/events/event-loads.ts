@@ -12,7 +12,7 @@ import {
 } from './event-list.ts';
 import type { EventView } from './events.service.ts';
 
-const EVENTS_BY_ID = statement(
+const EVENTS_BY_ID = statement<EventRow, [eventIds: string[]]>(
   'events_by_id',
   `select ${EVENT_COLUMNS('e')} from special_event e where e.id = any($1::uuid[]) and e.deleted_at is null`,
   { mayBeStale: true },
@@ -25,7 +25,7 @@ export async function loadEvent(
   eventId: string,
 ): Promise<EventView | null> {
   const event = await loadBatched(shared, 'events.byId', eventId, async (ids) => {
-    const rows = await sql.query<EventRow>(EVENTS_BY_ID, [ids]);
+    const rows = await sql.query(EVENTS_BY_ID, [ids]);
     return new Map(rows.map((row) => [row.eventId, eventOfRow(row)]));
   });
   return event ?? null;
@@ -33,7 +33,7 @@ export async function loadEvent(
 
 // The events of each day of $1, at most $2 a day, by name then eventId (special_event_date_listing_idx): one
 // row an event, its day first.
-const EVENTS_ON_DAYS = statement(
+const EVENTS_ON_DAYS = statement<EventRow & { day: string }, [dates: string[], limit: number]>(
   'events_on_days',
   `select to_char(days.day, 'YYYY-MM-DD') as day, ${EVENT_COLUMNS('e')}
    from unnest($1::date[]) as days(day)
@@ -56,7 +56,7 @@ export async function loadEventsOn(
   limit: number,
 ): Promise<EventView[]> {
   const events = await loadBatched(shared, `events.onDay/${limit}`, date, async (dates) => {
-    const rows = await sql.query<EventRow & { day: string }>(EVENTS_ON_DAYS, [dates, limit]);
+    const rows = await sql.query(EVENTS_ON_DAYS, [dates, limit]);
     return groupBy(rows, (row) => row.day, eventOfRow);
   });
   return events ?? [];
@@ -64,7 +64,7 @@ export async function loadEventsOn(
 
 // Rows rather than JSON: building a JSON object per date cost PostgreSQL more than the rest of the statement
 // (1 ms → 0.2 ms for 30 events, EXPLAIN ANALYZE). An unlimited event has nothing left to count.
-const AVAILABILITY = statement(
+const AVAILABILITY = statement<EventDateAvailability, [eventIds: string[]]>(
   'event_availability',
   `select e.id as "eventId", to_char(d.date, 'YYYY-MM-DD') as date, e.capacity,
           case when e.capacity is not null then ${REMAINING('e', 'd.date')} end as remaining
@@ -82,14 +82,14 @@ export async function loadAvailability(
   eventId: string,
 ): Promise<EventDateAvailability[]> {
   const dates = await loadBatched(shared, 'events.availability', eventId, async (ids) => {
-    const rows = await sql.query<EventDateAvailability>(AVAILABILITY, [ids]);
+    const rows = await sql.query(AVAILABILITY, [ids]);
     return groupBy(rows, (row) => row.eventId);
   });
   return dates ?? [];
 }
 
 // Tickets sold and not cancelled per date of each event, counted from the tickets themselves: what staff see.
-const SOLD = statement(
+const SOLD = statement<{ eventId: string; date: string; sold: number }, [eventIds: string[]]>(
   'event_sold',
   `select t.event_id as "eventId", to_char(t.ticket_date, 'YYYY-MM-DD') as date, count(*)::int as sold
    from ticket t
@@ -106,7 +106,7 @@ export async function loadSold(
   date: string,
 ): Promise<number> {
   const sold = await loadBatched(shared, 'events.sold', eventId, async (ids) => {
-    const rows = await sql.query<{ eventId: string; date: string; sold: number }>(SOLD, [ids]);
+    const rows = await sql.query(SOLD, [ids]);
     const byEvent = new Map<string, Map<string, number>>();
     for (const row of rows) {
       const dates = byEvent.get(row.eventId) ?? new Map<string, number>();

@@ -27,13 +27,13 @@ const EVENT_PRICES_COLUMN = (e: string) => `(select json_agg(json_build_object('
 export const OWN_PRICES_COLUMN = (e: string) => `(select json_agg(json_build_object('category', p.category,
     'price', p.price)) from special_event_price p where p.event_id = ${e}.id)`;
 
-const EVENT_PRICES = statement(
+const EVENT_PRICES = statement<{ eventId: string; prices: EventPriceView[] }, [eventIds: string[]]>(
   'event_prices',
   `select e.id as "eventId", ${EVENT_PRICES_COLUMN('e')} as prices from special_event e where e.id = any($1::uuid[])`,
   { mayBeStale: true },
 );
 
-const OWN_PRICES = statement(
+const OWN_PRICES = statement<{ eventId: string; prices: EventPriceView[] | null }, [eventIds: string[]]>(
   'event_own_prices',
   `select e.id as "eventId", ${OWN_PRICES_COLUMN('e')} as prices from special_event e where e.id = any($1::uuid[])`,
   { mayBeStale: true },
@@ -46,7 +46,7 @@ export async function loadOwnPrices(
   eventId: string,
 ): Promise<EventPriceView[] | null> {
   const prices = await loadBatched(shared, 'events.ownPrices', eventId, async (ids) => {
-    const rows = await sql.query<{ eventId: string; prices: EventPriceView[] | null }>(OWN_PRICES, [ids]);
+    const rows = await sql.query(OWN_PRICES, [ids]);
     return new Map(rows.map((row) => [row.eventId, row.prices]));
   });
   return prices ?? null;
@@ -59,7 +59,7 @@ export async function loadEventPrices(
   eventId: string,
 ): Promise<EventPriceView[]> {
   const prices = await loadBatched(shared, 'events.prices', eventId, async (ids) => {
-    const rows = await sql.query<{ eventId: string; prices: EventPriceView[] }>(EVENT_PRICES, [ids]);
+    const rows = await sql.query(EVENT_PRICES, [ids]);
     return new Map(rows.map((row) => [row.eventId, row.prices]));
   });
   return prices ?? [];

@@ -89,7 +89,7 @@ export async function createEvent(
 // number: 30.00 parses as the 30 that was sent). For a single row, pg's per-column work (it reads the row's
 // description at every execution) costs Node more than JSON.parse of one column; lists of events are rows
 // (EVENT_COLUMNS), where json_agg would cost PostgreSQL more.
-const EVENT_BY_ID = statement(
+const EVENT_BY_ID = statement<{ event: EventView }, [eventId: string]>(
   'event_by_id',
   `select json_build_object(
      'eventId', e.id, 'name', e.name, 'location', e.location, 'eventDescription', e.event_description,
@@ -102,7 +102,7 @@ const EVENT_BY_ID = statement(
 
 /** A listed (not deleted) event, or null. */
 export async function getEvent(sql: Queryable, eventId: string): Promise<EventView | null> {
-  const [row] = await sql.query<{ event: EventView }>(EVENT_BY_ID, [eventId]);
+  const [row] = await sql.query(EVENT_BY_ID, [eventId]);
   return row?.event ?? null;
 }
 

@@ -29,26 +29,26 @@ export interface EntrySlot extends SlotTimes {
   remaining: number;
 }
 
-const MUSEUM_SLOTS = statement('entry_slots', 'select minutes, capacity from entry_slots');
+const MUSEUM_SLOTS = statement<SlotSettings>('entry_slots', 'select minutes, capacity from entry_slots');
 
 export async function museumSlotSettings(sql: Queryable): Promise<SlotSettings> {
-  const [settings] = await sql.query<SlotSettings>(MUSEUM_SLOTS, []);
+  const [settings] = await sql.query(MUSEUM_SLOTS, []);
   return settings!;
 }
 
-const SET_MUSEUM_SLOTS = statement(
-  'set_entry_slots',
-  'update entry_slots set minutes = $1, capacity = $2 returning minutes, capacity',
-);
+const SET_MUSEUM_SLOTS = statement<
+  SlotSettings,
+  [minutes: number | null | undefined, capacity: number | null]
+>('set_entry_slots', 'update entry_slots set minutes = $1, capacity = $2 returning minutes, capacity');
 
 /** Switches timed entry on (or off, with minutes null) for every date that has nothing of its own. */
 export async function setMuseumSlots(sql: Queryable, input: EntrySlotsInput): Promise<SlotSettings> {
-  const [settings] = await sql.query<SlotSettings>(SET_MUSEUM_SLOTS, [input.minutes, input.capacity ?? null]);
+  const [settings] = await sql.query(SET_MUSEUM_SLOTS, [input.minutes, input.capacity ?? null]);
   return settings!;
 }
 
 // The date's own settings if it has some, else the museum's.
-const DAY_SLOTS = statement(
+const DAY_SLOTS = statement<SlotSettings & { regular: boolean }, [date: string]>(
   'day_entry_slots',
   `select ${slotSetting('minutes')} as minutes, ${slotSetting('capacity')} as capacity,
           d.date is null as regular
@@ -56,16 +56,16 @@ const DAY_SLOTS = statement(
 );
 
 export async function daySlotSettings(sql: Queryable, date: string): Promise<DaySlotSettings> {
-  const [row] = await sql.query<SlotSettings & { regular: boolean }>(DAY_SLOTS, [date]);
+  const [row] = await sql.query(DAY_SLOTS, [date]);
   return { date, ...row! };
 }
 
-const SET_DAY_SLOTS = statement(
+const SET_DAY_SLOTS = statement<never, [date: string, minutes: number | null, capacity: number | null]>(
   'set_day_entry_slots',
   `insert into day_entry_slots (date, minutes, capacity) values ($1::date, $2, $3)
    on conflict (date) do update set minutes = excluded.minutes, capacity = excluded.capacity`,
 );
-const REGULAR_DAY_SLOTS = statement(
+const REGULAR_DAY_SLOTS = statement<never, [date: string]>(
   'regular_day_entry_slots',
   'delete from day_entry_slots where date = $1::date',
 );
@@ -95,8 +95,13 @@ export function setDaySlots(sql: Sql, input: DayEntrySlotsInput): Promise<DaySlo
   });
 }
 
+interface DaySlotsRow extends SlotSettings {
+  date: string;
+  sold: Record<string, number> | null;
+}
+
 // Each date of $1 with its slot settings and the tickets of each entry time sold and not cancelled.
-const SLOTS_OF_DAYS = statement(
+const SLOTS_OF_DAYS = statement<DaySlotsRow, [dates: string[]]>(
   'entry_slots_of_days',
   `select to_char(days.day, 'YYYY-MM-DD') as date,
           ${slotSetting('minutes')} as minutes, ${slotSetting('capacity')} as capacity,
@@ -110,11 +115,6 @@ const SLOTS_OF_DAYS = statement(
   { mayBeStale: true },
 );
 
-interface DaySlotsRow extends SlotSettings {
-  date: string;
-  sold: Record<string, number> | null;
-}
-
 /** The entry slots of an open day with what each has left, read with the other days of the same page. */
 export async function loadEntrySlots(
   sql: Queryable,
@@ -122,7 +122,7 @@ export async function loadEntrySlots(
   day: MuseumDay,
 ): Promise<EntrySlot[]> {
   const row = await loadBatched(shared, 'hours.entrySlots', day.date, async (dates) => {
-    const rows = await sql.query<DaySlotsRow>(SLOTS_OF_DAYS, [dates]);
+    const rows = await sql.query(SLOTS_OF_DAYS, [dates]);
     return new Map(rows.map((found) => [found.date, found]));
   });
   if (!row || row.minutes === null || row.capacity === null) return [];

@@ -22,11 +22,18 @@ export interface MuseumDay {
 /** Hours are published this many days ahead of the start date; pages beyond that are empty. */
 export const HOURS_HORIZON_DAYS = 366;
 
+interface HoursRow {
+  weekday: number | null;
+  dayOffset: number | null;
+  timeOpen: string | null;
+  timeClose: string | null;
+}
+
 // What decides the hours of the days from $1 on: the weekly schedule (7 rows) and the dates of the horizon
 // that have hours of their own (usually none), each as its offset from $1. The days are walked here rather
 // than in SQL: a generate_series over the horizon with two joins per day cost PostgreSQL six times the CPU
 // of these two small scans, and walking a year of days in JavaScript costs a few microseconds.
-const HOURS_OF_HORIZON = statement(
+const HOURS_OF_HORIZON = statement<HoursRow, [startDate: string]>(
   'hours_of_horizon',
   `select weekday::int as weekday, null::int as "dayOffset",
           to_char(time_open, 'HH24:MI') as "timeOpen", to_char(time_close, 'HH24:MI') as "timeClose"
@@ -39,16 +46,9 @@ const HOURS_OF_HORIZON = statement(
   { mayBeStale: true },
 );
 
-interface HoursRow {
-  weekday: number | null;
-  dayOffset: number | null;
-  timeOpen: string | null;
-  timeClose: string | null;
-}
-
 /** Open days from `startDate` on, ascending: the weekly schedule, overridden by per-date hours. */
 export async function listOpenDays(sql: Queryable, startDate: string, page: Page): Promise<MuseumDay[]> {
-  const rows = await sql.query<HoursRow>(HOURS_OF_HORIZON, [startDate]);
+  const rows = await sql.query(HOURS_OF_HORIZON, [startDate]);
   const weekly: (HoursRow | undefined)[] = [];
   const ownHours = new Map<number, HoursRow>();
   for (const row of rows) {

@@ -12,8 +12,18 @@ import {
 /** Copies of an order's tickets mail that may be asked for within an hour. */
 export const RESENDS_PER_HOUR = 5;
 
+interface OrderForResend {
+  status: string;
+  erased: boolean;
+  resent: number;
+  freeInSeconds: number | null;
+}
+
 // Owner or staff ($2) only; the lock orders concurrent requests for copies of one order, so the limit holds.
-const HOLD_ORDER_FOR_RESEND = statement(
+const HOLD_ORDER_FOR_RESEND = statement<
+  OrderForResend,
+  [orderId: string, anyOrder: boolean, accountId: string]
+>(
   'mail_hold_order_for_resend',
   `select o.status, o.email is null as erased,
           (select count(*)::int from mail m
@@ -24,9 +34,21 @@ const HOLD_ORDER_FOR_RESEND = statement(
    for update of o`,
 );
 
+interface TicketForResend {
+  orderId: string | null;
+  cancelled: boolean;
+  awaitingPayment: boolean;
+  erased: boolean;
+  resent: number;
+  freeInSeconds: number | null;
+}
+
 // A ticket of the viewer's ($2: staff, anyone's), locked as its order is above, with the copies of its own
 // mail (a ticket sold on its own) asked for in the last hour.
-const HOLD_TICKET_FOR_RESEND = statement(
+const HOLD_TICKET_FOR_RESEND = statement<
+  TicketForResend,
+  [ticketId: string, anyTicket: boolean, accountId: string]
+>(
   'mail_hold_ticket_for_resend',
   `select t.order_id as "orderId", t.cancelled_at is not null as cancelled, t.awaiting_payment as "awaitingPayment",
           t.email is null as erased,
@@ -48,12 +70,7 @@ const tooManyCopies = (freeInSeconds: number | null) =>
   );
 
 async function resendOrderMail(tx: Queryable, viewer: Principal, orderId: string): Promise<EmailDelivery> {
-  const [order] = await tx.query<{
-    status: string;
-    erased: boolean;
-    resent: number;
-    freeInSeconds: number | null;
-  }>(HOLD_ORDER_FOR_RESEND, [orderId, viewer.role === 'staff', viewer.id]);
+  const [order] = await tx.query(HOLD_ORDER_FOR_RESEND, [orderId, viewer.role === 'staff', viewer.id]);
   if (!order) throw notFound('There is no order with that orderId');
   if (order.status !== 'confirmed')
     throw conflict(`The order is ${order.status}: only a confirmed order's tickets are sent`);
@@ -77,14 +94,7 @@ export function resendTickets(sql: Sql, viewer: Principal, orderId: string): Pro
  */
 export function resendTicket(sql: Sql, viewer: Principal, ticketId: string): Promise<EmailDelivery> {
   return sql.transaction(async (tx) => {
-    const [ticket] = await tx.query<{
-      orderId: string | null;
-      cancelled: boolean;
-      awaitingPayment: boolean;
-      erased: boolean;
-      resent: number;
-      freeInSeconds: number | null;
-    }>(HOLD_TICKET_FOR_RESEND, [ticketId, viewer.role === 'staff', viewer.id]);
+    const [ticket] = await tx.query(HOLD_TICKET_FOR_RESEND, [ticketId, viewer.role === 'staff', viewer.id]);
     if (!ticket) throw notFound('There is no ticket with that ticketId');
     if (ticket.orderId) return resendOrderMail(tx, viewer, ticket.orderId);
     if (ticket.cancelled) throw conflict('The ticket is cancelled: only a valid ticket is sent');
@@ -114,7 +124,7 @@ export interface MailTicket {
 }
 
 // In the order of $1, each with its day's opening hours (its own, else its weekday's).
-const MAIL_TICKETS = statement(
+const MAIL_TICKETS = statement<MailTicket, [ticketIds: string[]]>(
   'mail_worker_tickets',
   `select t.id as "ticketId", t.ticket_type as "ticketType", to_char(t.ticket_date, 'YYYY-MM-DD') as "ticketDate",
           to_char(t.entry_time, 'HH24:MI') as "entryTime", to_char(t.entry_end, 'HH24:MI') as "entryEnd",
@@ -134,5 +144,4 @@ const MAIL_TICKETS = statement(
    order by wanted.place`,
 );
 
-export const mailTickets = (sql: Queryable, ticketIds: string[]) =>
-  sql.query<MailTicket>(MAIL_TICKETS, [ticketIds]);
+export const mailTickets = (sql: Queryable, ticketIds: string[]) => sql.query(MAIL_TICKETS, [ticketIds]);

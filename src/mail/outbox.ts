@@ -11,7 +11,7 @@ const NEW_MAIL = `insert into mail (id, kind, order_id, ticket_ids, recipient, a
                                     next_attempt_at, created_at)`;
 
 // The tickets mail of order $1, naming its tickets that still hold a place; $2: a copy asked for.
-const QUEUE_ORDER_MAIL = statement(
+const QUEUE_ORDER_MAIL = statement<never, [orderId: string, copy: boolean]>(
   'mail_queue_order',
   `${NEW_MAIL}
    select gen_random_uuid(), 'tickets', o.id,
@@ -25,7 +25,7 @@ export async function queueOrderMail(tx: Queryable, orderId: string, copy = fals
   await tx.query(QUEUE_ORDER_MAIL, [orderId, copy]);
 }
 
-const QUEUE_LONE_TICKET_COPY = statement(
+const QUEUE_LONE_TICKET_COPY = statement<never, [ticketId: string]>(
   'mail_queue_lone_ticket_copy',
   `${NEW_MAIL}
    select gen_random_uuid(), 'tickets', null, array[t.id], t.email, null, true, 'pending', now(), now()
@@ -39,7 +39,10 @@ export async function queueLoneTicketCopy(tx: Queryable, ticketId: string): Prom
 
 // Tickets given back ($1) in one change: a mail per order (or per ticket sold on its own) of kind $2. Nothing
 // is queued for an address that was erased (here and above).
-const QUEUE_GIVEN_BACK_MAIL = statement(
+const QUEUE_GIVEN_BACK_MAIL = statement<
+  never,
+  [ticketIds: string[], kind: Extract<MailKind, 'cancellation' | 'expired'>]
+>(
   'mail_queue_given_back',
   `${NEW_MAIL}
    select gen_random_uuid(), $2, t.order_id, array_agg(t.id order by t.order_position, t.id), min(t.email), null,
@@ -80,7 +83,7 @@ export const MAIL_QUEUE_LOCK = 0x6d61696c;
 // ticket's id: a row already there is left as it is). Tickets another worker is turning are skipped, and
 // nothing is queued while an erasure holds MAIL_QUEUE_LOCK (tried once, before the scan: the next round
 // queues them, with the address as the erasure left it).
-const QUEUE_OWED_MAIL = statement(
+const QUEUE_OWED_MAIL = statement<never, [limit: number]>(
   'mail_worker_queue_owed',
   `with owed as (
      select id from ticket where mail_owed and (select pg_try_advisory_xact_lock_shared(${MAIL_QUEUE_LOCK}))
@@ -95,18 +98,6 @@ const QUEUE_OWED_MAIL = statement(
 /** Queues the owed mails of at most `limit` tickets sold on their own. */
 export const queueOwedMail = (sql: Queryable, limit: number) => sql.query(QUEUE_OWED_MAIL, [limit]);
 
-// Mails due: rows another worker holds are skipped; each taken row's next attempt moves a lease ahead.
-const TAKE_DUE_MAIL = statement(
-  'mail_worker_take_due',
-  `update mail m set attempts = m.attempts + 1, last_attempt_at = now(),
-     next_attempt_at = now() + make_interval(secs => $2::float8)
-   where m.id in (
-     select id from mail where status = 'pending' and next_attempt_at <= now()
-     order by next_attempt_at limit $1::int for update skip locked)
-   returning m.id, m.kind, m.order_id as "orderId", m.ticket_ids as "ticketIds", m.recipient, m.amount,
-             m.attempts, ${rfc3339('m.created_at')} as "createdAt"`,
-);
-
 export interface DueMail {
   id: string;
   kind: MailKind;
@@ -119,22 +110,37 @@ export interface DueMail {
   createdAt: string;
 }
 
+// Mails due: rows another worker holds are skipped; each taken row's next attempt moves a lease ahead.
+const TAKE_DUE_MAIL = statement<DueMail, [batch: number, leaseSeconds: number]>(
+  'mail_worker_take_due',
+  `update mail m set attempts = m.attempts + 1, last_attempt_at = now(),
+     next_attempt_at = now() + make_interval(secs => $2::float8)
+   where m.id in (
+     select id from mail where status = 'pending' and next_attempt_at <= now()
+     order by next_attempt_at limit $1::int for update skip locked)
+   returning m.id, m.kind, m.order_id as "orderId", m.ticket_ids as "ticketIds", m.recipient, m.amount,
+             m.attempts, ${rfc3339('m.created_at')} as "createdAt"`,
+);
+
 export const takeDueMail = (sql: Queryable, batch: number, leaseSeconds: number) =>
-  sql.query<DueMail>(TAKE_DUE_MAIL, [batch, leaseSeconds]);
+  sql.query(TAKE_DUE_MAIL, [batch, leaseSeconds]);
+
+export type MailOutcome =
+  | { status: 'sent' }
+  | { status: 'failed'; error: string }
+  | { status: 'pending'; error: string; retryInSeconds: number };
 
 // Only a mail still pending is recorded: one given up meanwhile stays as it is.
-const RECORD_MAIL = statement(
+const RECORD_MAIL = statement<
+  never,
+  [id: string, status: MailOutcome['status'], error: string | null, retryInSeconds: number]
+>(
   'mail_worker_record',
   `update mail set status = $2, last_error = $3,
      sent_at = case when $2 = 'sent' then now() end,
      next_attempt_at = case when $2 = 'pending' then now() + make_interval(secs => $4::float8) end
    where id = $1::uuid and status = 'pending'`,
 );
-
-export type MailOutcome =
-  | { status: 'sent' }
-  | { status: 'failed'; error: string }
-  | { status: 'pending'; error: string; retryInSeconds: number };
 
 export const recordMail = (sql: Queryable, id: string, outcome: MailOutcome) =>
   sql.query(RECORD_MAIL, [
@@ -144,7 +150,7 @@ export const recordMail = (sql: Queryable, id: string, outcome: MailOutcome) =>
     outcome.status === 'pending' ? outcome.retryInSeconds : 0,
   ]);
 
-const NEXT_MAIL = statement(
+const NEXT_MAIL = statement<{ seconds: number | null }>(
   'mail_worker_next_due',
   `select case when exists (select from ticket where mail_owed) then 0
           else (select extract(epoch from min(next_attempt_at) - now())::float8 from mail where status = 'pending')
@@ -152,11 +158,11 @@ const NEXT_MAIL = statement(
 );
 
 export async function nextMailInSeconds(sql: Queryable): Promise<number | null> {
-  const [next] = await sql.query<{ seconds: number | null }>(NEXT_MAIL, []);
+  const [next] = await sql.query(NEXT_MAIL, []);
   return next?.seconds ?? null;
 }
 
-const MAIL_BACKLOG = statement(
+const MAIL_BACKLOG = statement<{ count: string }>(
   'mail_backlog',
   `select (select count(*) from mail where status = 'pending') + (select count(*) from ticket where mail_owed)
           as count`,
@@ -164,7 +170,7 @@ const MAIL_BACKLOG = statement(
 
 /** Mails not sent yet (owed, due or waiting for their next attempt): the outbox backlog metric. */
 export async function mailBacklog(sql: Queryable): Promise<number> {
-  const [row] = await sql.query<{ count: string }>(MAIL_BACKLOG, []);
+  const [row] = await sql.query(MAIL_BACKLOG, []);
   return Number(row?.count ?? 0);
 }
 
@@ -181,7 +187,7 @@ const MAIL_DELIVERY = 'status, attempts, last_attempt_at, last_error, created_at
 const DELIVERY_COLUMNS = `status, attempts, ${rfc3339('last_attempt_at')} as "lastAttemptAt",
   last_error as "lastError"`;
 
-const ORDER_DELIVERY = statement(
+const ORDER_DELIVERY = statement<EmailDelivery, [orderId: string]>(
   'mail_order_delivery',
   `select ${DELIVERY_COLUMNS} from mail where order_id = $1::uuid and kind = 'tickets'
    order by created_at desc, id limit 1`,
@@ -190,7 +196,7 @@ const ORDER_DELIVERY = statement(
 
 // A ticket's: its order's, or for a ticket sold on its own, its own (the ticket's id; pending while owed) or a
 // copy of it.
-const TICKET_DELIVERY = statement(
+const TICKET_DELIVERY = statement<EmailDelivery, [ticketId: string]>(
   'mail_ticket_delivery',
   `select ${DELIVERY_COLUMNS} from (
      select ${MAIL_DELIVERY} from mail
@@ -207,11 +213,11 @@ const TICKET_DELIVERY = statement(
 );
 
 export async function orderDelivery(sql: Queryable, orderId: string): Promise<EmailDelivery | null> {
-  const [row] = await sql.query<EmailDelivery>(ORDER_DELIVERY, [orderId]);
+  const [row] = await sql.query(ORDER_DELIVERY, [orderId]);
   return row ?? null;
 }
 
 export async function ticketDelivery(sql: Queryable, ticketId: string): Promise<EmailDelivery | null> {
-  const [row] = await sql.query<EmailDelivery>(TICKET_DELIVERY, [ticketId]);
+  const [row] = await sql.query(TICKET_DELIVERY, [ticketId]);
   return row ?? null;
 }

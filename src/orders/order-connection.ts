@@ -20,10 +20,18 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const BEFORE_ALL: OrderKey = ['infinity', NIL_UUID];
 const AFTER_ALL: OrderKey = ['-infinity', NIL_UUID];
 
+interface OrderWindowRow extends OrderView {
+  total: number;
+  keyCreatedAt: string;
+}
+
+/** The account, the keys the window lies after and before, and its size. */
+type OrderWindowParams = [accountId: string, ...after: OrderKey, ...before: OrderKey, limit: number];
+
 // The list runs newest first and by id among equal times: a row comparison cannot mix the two directions, so
 // each bound is spelled out. An account's orders are found by ticket_order_account_id_index.
 const orderWindow = (backwards: boolean) =>
-  statement(
+  statement<OrderWindowRow, OrderWindowParams>(
     `order_window_${backwards ? 'backwards' : 'forwards'}`,
     `select n.total, page.* from (select count(*)::int as total from ticket_order o where o.account_id = $1::uuid) n
      left join lateral (
@@ -42,18 +50,13 @@ const orderWindow = (backwards: boolean) =>
 const FORWARDS = orderWindow(false);
 const BACKWARDS = orderWindow(true);
 
-interface OrderWindowRow extends OrderView {
-  total: number;
-  keyCreatedAt: string;
-}
-
 /** The orders of an account in `window`, in the window's reading order, and how many it placed. */
 export async function readOrderWindow(
   sql: Queryable,
   accountId: string,
   window: KeysetWindow<OrderKey>,
 ): Promise<KeysetPage<OrderView>> {
-  const rows = await sql.query<OrderWindowRow>(window.backwards ? BACKWARDS : FORWARDS, [
+  const rows = await sql.query(window.backwards ? BACKWARDS : FORWARDS, [
     accountId,
     ...(window.after ?? BEFORE_ALL),
     ...(window.before ?? AFTER_ALL),

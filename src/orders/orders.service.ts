@@ -33,8 +33,17 @@ export interface OrderView {
 
 const CODE_ATTEMPTS = 5;
 
+interface NewOrderRow {
+  createdAt: string;
+  status: OrderStatus;
+  expiresAt: string | null;
+}
+
 // $4: minutes the order holds its seats while waiting for payment; null: it is confirmed at once.
-const NEW_ORDER = statement(
+const NEW_ORDER = statement<
+  NewOrderRow,
+  [orderId: string, accountId: string, email: string, holdMinutes: number | null]
+>(
   'new_order',
   `insert into ticket_order (id, account_id, email, created_at, status, expires_at)
    values ($1::uuid, $2::uuid, $3, now(), case when $4::int is null then 'confirmed' else 'pending' end,
@@ -42,7 +51,7 @@ const NEW_ORDER = statement(
    returning ${rfc3339('created_at')} as "createdAt", status, ${rfc3339('expires_at')} as "expiresAt"`,
 );
 
-const AWAIT_PAYMENT = statement(
+const AWAIT_PAYMENT = statement<never, [orderId: string]>(
   'order_await_payment',
   'update ticket set awaiting_payment = true where order_id = $1::uuid',
 );
@@ -128,10 +137,7 @@ export async function placeOrder(
 
   const sell = async (tx: Queryable): Promise<OrderView> => {
     const orderId = randomUUID();
-    const [order] = await tx.query<{ createdAt: string; status: OrderStatus; expiresAt: string | null }>(
-      NEW_ORDER,
-      [orderId, buyer.id, input.email, holdMinutes],
-    );
+    const [order] = await tx.query(NEW_ORDER, [orderId, buyer.id, input.email, holdMinutes]);
     const tickets: TicketView[] = new Array(seats.length);
     for (const seat of lockOrder) {
       const line: OrderLine = input.lines[seat.line]!;
@@ -191,13 +197,13 @@ export const ORDER_COLUMNS = `o.id as "orderId", o.email, ${rfc3339('o.created_a
    from ticket t left join special_event e on e.id = t.event_id where t.order_id = o.id) as tickets`;
 
 // Owner or staff ($2) only: anyone else reads nothing, as if the order did not exist.
-const ORDER_BY_ID = statement(
+const ORDER_BY_ID = statement<OrderView, [orderId: string, staff: boolean, viewerId: string]>(
   'order_by_id',
   `select ${ORDER_COLUMNS} from ticket_order o where o.id = $1::uuid and ($2::boolean or o.account_id = $3::uuid)`,
   { mayBeStale: true },
 );
 
-const ORDERS_OF_ACCOUNT = statement(
+const ORDERS_OF_ACCOUNT = statement<OrderView, [accountId: string, limit: number, offset: number]>(
   'orders_of_account',
   `select ${ORDER_COLUMNS} from ticket_order o where o.account_id = $1::uuid
    order by o.created_at desc, o.id limit $2::int offset $3::bigint`,
@@ -210,11 +216,11 @@ export async function getOrder(
   viewer: Principal,
   orderId: string,
 ): Promise<OrderView | null> {
-  const [order] = await sql.query<OrderView>(ORDER_BY_ID, [orderId, viewer.role === 'staff', viewer.id]);
+  const [order] = await sql.query(ORDER_BY_ID, [orderId, viewer.role === 'staff', viewer.id]);
   return order ?? null;
 }
 
 /** The orders an account placed, newest first. */
 export function listOrders(sql: Queryable, owner: Principal, page: Page): Promise<OrderView[]> {
-  return sql.query<OrderView>(ORDERS_OF_ACCOUNT, [owner.id, page.limit, offsetOf(page)]);
+  return sql.query(ORDERS_OF_ACCOUNT, [owner.id, page.limit, offsetOf(page)]);
 }

@@ -1,12 +1,6 @@
 import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, type Sql, statement } from '../db/sql.ts';
-import {
-  type GivenBack,
-  giveBack,
-  type HeldTicket,
-  HOLD_ORDER_TICKETS,
-  NOTHING_GIVEN_BACK,
-} from '../tickets/cancellation.ts';
+import { type GivenBack, giveBack, HOLD_ORDER_TICKETS, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
 import type { CheckoutLine } from './stripe-gateway.ts';
 
 // Holds: a pending order's seats, its Checkout Session, and the end of the hold (src/payments/payments.ts
@@ -17,7 +11,7 @@ import type { CheckoutLine } from './stripe-gateway.ts';
  * told unless `mail` is false.
  */
 export async function expireHeld(tx: Queryable, orderId: string, mail = true): Promise<GivenBack> {
-  const tickets = await tx.query<HeldTicket>(HOLD_ORDER_TICKETS, [orderId, true, null]);
+  const tickets = await tx.query(HOLD_ORDER_TICKETS, [orderId, true, null]);
   return giveBack(
     tx,
     tickets.filter((ticket) => !ticket.cancelled),
@@ -27,13 +21,13 @@ export async function expireHeld(tx: Queryable, orderId: string, mail = true): P
 }
 
 // One pending order whose hold has ended, locked; one another instance is expiring is skipped.
-const TAKE_EXPIRED_ORDER = statement(
+const TAKE_EXPIRED_ORDER = statement<{ id: string }>(
   'payment_take_expired_order',
   `select id from ticket_order where status = 'pending' and expires_at <= now()
    order by expires_at limit 1 for update skip locked`,
 );
 
-const NEXT_EXPIRY = statement(
+const NEXT_EXPIRY = statement<{ seconds: number | null }>(
   'payment_next_expiry',
   `select extract(epoch from min(expires_at) - now())::float8 as seconds
    from ticket_order where status = 'pending'`,
@@ -51,19 +45,29 @@ export async function expireDueOrders(
   for (;;) {
     const done = await retryOnDeadlock(() =>
       sql.transaction(async (tx) => {
-        const [order] = await tx.query<{ id: string }>(TAKE_EXPIRED_ORDER, []);
+        const [order] = await tx.query(TAKE_EXPIRED_ORDER, []);
         return order ? expireHeld(tx, order.id) : null;
       }),
     );
     if (!done) break;
     expired.push(done);
   }
-  const [next] = await sql.query<{ seconds: number | null }>(NEXT_EXPIRY, []);
+  const [next] = await sql.query(NEXT_EXPIRY, []);
   return { expired, nextInSeconds: next?.seconds ?? null };
 }
 
+interface CheckoutLineRow {
+  ticketType: string;
+  date: string;
+  eventName: string | null;
+  category: string | null;
+  entryTime: string | null;
+  unitAmount: number;
+  quantity: number;
+}
+
 // What a Checkout Session sells: the order's tickets, one line per kind of ticket at one price.
-const CHECKOUT_LINES = statement(
+const CHECKOUT_LINES = statement<CheckoutLineRow, [orderId: string]>(
   'payment_checkout_lines',
   `select t.ticket_type as "ticketType", to_char(t.ticket_date, 'YYYY-MM-DD') as date, e.name as "eventName",
           c.name as category, to_char(t.entry_time, 'HH24:MI') as "entryTime", t.price as "unitAmount",
@@ -78,15 +82,7 @@ const CHECKOUT_LINES = statement(
 
 /** The order's lines as Checkout shows them: what, for whom, when, and at what price. */
 export async function checkoutLines(sql: Queryable, orderId: string): Promise<CheckoutLine[]> {
-  const rows = await sql.query<{
-    ticketType: string;
-    date: string;
-    eventName: string | null;
-    category: string | null;
-    entryTime: string | null;
-    unitAmount: number;
-    quantity: number;
-  }>(CHECKOUT_LINES, [orderId]);
+  const rows = await sql.query(CHECKOUT_LINES, [orderId]);
   return rows.map((row) => ({
     name: [
       row.eventName ?? 'General admission',
@@ -102,7 +98,7 @@ export async function checkoutLines(sql: Queryable, orderId: string): Promise<Ch
 }
 
 // The session is stored once, and only on an order still waiting for it.
-const STORE_CHECKOUT = statement(
+const STORE_CHECKOUT = statement<{ id: string }, [orderId: string, sessionId: string, url: string]>(
   'payment_store_checkout',
   `update ticket_order set checkout_session_id = $2, checkout_url = $3
    where id = $1::uuid and status = 'pending' and checkout_session_id is null
@@ -122,13 +118,13 @@ export async function storeCheckout(
 export async function abandonOrder(sql: Sql, orderId: string): Promise<GivenBack> {
   return retryOnDeadlock(() =>
     sql.transaction(async (tx) => {
-      const [order] = await tx.query<{ id: string }>(HOLD_PENDING_ORDER, [orderId]);
+      const [order] = await tx.query(HOLD_PENDING_ORDER, [orderId]);
       return order ? expireHeld(tx, order.id, false) : NOTHING_GIVEN_BACK;
     }),
   );
 }
 
-const HOLD_PENDING_ORDER = statement(
+const HOLD_PENDING_ORDER = statement<{ id: string }, [orderId: string]>(
   'payment_hold_pending_order',
   `select id from ticket_order where id = $1::uuid and status = 'pending' for update`,
 );

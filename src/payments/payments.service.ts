@@ -31,7 +31,7 @@ interface HeldOrder {
 }
 
 // Stripe's event id takes effect once: its row commits with what the event did.
-const RECORD_EVENT = statement(
+const RECORD_EVENT = statement<{ id: string }, [eventId: string, type: string]>(
   'payment_record_event',
   `insert into stripe_event (id, type, received_at) values ($1, $2, now())
    on conflict (id) do nothing returning id`,
@@ -39,14 +39,17 @@ const RECORD_EVENT = statement(
 
 // The order a Checkout Session pays: by the order id Stripe carries back (client_reference_id), and the
 // session, unless the order has not stored its session yet (the service stopped right after making it).
-const HOLD_ORDER = statement(
+const HOLD_ORDER = statement<HeldOrder, [orderId: string, sessionId: string]>(
   'payment_hold_order',
   `select id, status, payment_intent as "paymentIntent" from ticket_order
    where id = $1::uuid and (checkout_session_id = $2 or checkout_session_id is null)
    for update`,
 );
 
-const CONFIRM_ORDER = statement(
+/** What a payment binds: the order, the amount paid, its PaymentIntent and its Checkout Session. */
+type Paid = [orderId: string, amount: number, paymentIntent: string | null, sessionId: string];
+
+const CONFIRM_ORDER = statement<never, Paid>(
   'payment_confirm_order',
   `with paid as (
      update ticket_order set status = 'confirmed', paid_amount = $2::int, payment_intent = $3,
@@ -56,7 +59,7 @@ const CONFIRM_ORDER = statement(
    where order_id = (select id from paid)`,
 );
 
-const REFUND_LATE_PAYMENT = statement(
+const REFUND_LATE_PAYMENT = statement<never, [...Paid, refundId: string]>(
   'payment_refund_late',
   `with refunded as (
      update ticket_order set status = 'refunded', paid_amount = $2::int, payment_intent = $3,
@@ -66,8 +69,17 @@ const REFUND_LATE_PAYMENT = statement(
    select $5::uuid, id, $2::int, $3, 'late_payment', 'pending', 0, now(), now() from refunded where $2::int > 0`,
 );
 
+interface ExpiredSeat {
+  date: string;
+  scope: string;
+  slot: string | null;
+  eventCapacity: number | null;
+  gone: boolean;
+  slotCapacity: number | null;
+}
+
 // An expired order's tickets, their seats to be taken again: each with the capacity of its counter(s).
-const EXPIRED_SEATS = statement(
+const EXPIRED_SEATS = statement<ExpiredSeat, [orderId: string]>(
   'payment_expired_seats',
   `select to_char(t.ticket_date, 'YYYY-MM-DD') as date, ${SALES_SCOPE} as scope, ${SLOT_SCOPE} as slot,
           e.capacity as "eventCapacity",
@@ -84,7 +96,10 @@ const EXPIRED_SEATS = statement(
 
 // Takes $3 seats of counter ($1, $2) under capacity $4. A missing counter starts from the tickets of its
 // scope sold and not cancelled, as a purchase's does (src/tickets/sale.queries.ts).
-const TAKE_SEATS = statement(
+const TAKE_SEATS = statement<
+  { sold: number },
+  [scope: string, date: string, count: number, capacity: number]
+>(
   'payment_take_seats',
   `insert into ticket_sales as s (scope, date, sold)
    select $1, $2::date, counted.sold + $3::int from (
@@ -100,21 +115,12 @@ const TAKE_SEATS = statement(
 /** A late payment found its seats sold meanwhile: the transaction that tried to take them rolls back. */
 class SeatsGone extends Error {}
 
-interface ExpiredSeat {
-  date: string;
-  scope: string;
-  slot: string | null;
-  eventCapacity: number | null;
-  gone: boolean;
-  slotCapacity: number | null;
-}
-
 /**
  * Takes the seats of an expired order's tickets again, in the one order of counters; SeatsGone when one is
  * full, its event was cancelled, or its day has passed.
  */
 async function retakeSeats(tx: Queryable, orderId: string, rules: LatePaymentRules): Promise<void> {
-  const seats = await tx.query<ExpiredSeat>(EXPIRED_SEATS, [orderId]);
+  const seats = await tx.query(EXPIRED_SEATS, [orderId]);
   if (seats.some((seat) => seat.gone || seat.date < rules.today)) throw new SeatsGone();
   const events = [...new Set(seats.map((seat) => seat.scope).filter((scope) => scope !== GENERAL_ADMISSION))];
   await lockEvents(tx, events);
@@ -160,7 +166,7 @@ async function applyPayment(
   orderId: string,
   rules: LatePaymentRules,
 ): Promise<EventOutcome> {
-  const paid = [orderId, session.amountTotal, session.paymentIntent, session.id];
+  const paid: Paid = [orderId, session.amountTotal, session.paymentIntent, session.id];
   try {
     return await retryOnDeadlock(() =>
       sql.transaction(async (tx) => {
@@ -203,7 +209,7 @@ async function holdOrder(
 ): Promise<HeldOrder | 'replayed' | 'unknown_session'> {
   const [recorded] = await tx.query(RECORD_EVENT, [event.id, event.type]);
   if (!recorded) return 'replayed';
-  const [order] = await tx.query<HeldOrder>(HOLD_ORDER, [orderId, session.id]);
+  const [order] = await tx.query(HOLD_ORDER, [orderId, session.id]);
   return order ?? 'unknown_session';
 }
 

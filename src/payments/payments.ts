@@ -47,7 +47,13 @@ export interface Payments {
   close(): Promise<void>;
 }
 
-const ORDER_TO_OFFER = statement(
+interface OrderToOffer {
+  status: string;
+  checkoutUrl: string | null;
+  expiresAt: string;
+}
+
+const ORDER_TO_OFFER = statement<OrderToOffer, [orderId: string]>(
   'payment_order_to_offer',
   `select status, checkout_url as "checkoutUrl", ${rfc3339('expires_at')} as "expiresAt"
    from ticket_order where id = $1::uuid`,
@@ -136,10 +142,7 @@ export function createPayments(options: {
   }
 
   async function offer(orderId: string): Promise<void> {
-    const [order] = await sql.query<{ status: string; checkoutUrl: string | null; expiresAt: string }>(
-      ORDER_TO_OFFER,
-      [orderId],
-    );
+    const [order] = await sql.query(ORDER_TO_OFFER, [orderId]);
     if (order?.status !== 'pending' || order.checkoutUrl !== null) return;
     const holdEnds = Date.parse(order.expiresAt);
     // A hold shorter than Stripe's shortest session: the session outlives it, and the worker expires both.

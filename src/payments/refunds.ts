@@ -4,8 +4,15 @@ import { mailRefund } from '../mail/outbox.ts';
 // The refund outbox (the `refund` table), as the payments worker takes and records it: rows are written by
 // the transactions that give paid tickets back (src/tickets/cancellation.ts) or find a payment too late.
 
+export interface DueRefund {
+  id: string;
+  paymentIntent: string;
+  amount: number;
+  attempts: number;
+}
+
 // Refunds due: rows another worker holds are skipped; each taken row's next attempt moves a lease ahead.
-const TAKE_DUE_REFUNDS = statement(
+const TAKE_DUE_REFUNDS = statement<DueRefund, [batch: number, leaseSeconds: number]>(
   'refund_take_due',
   `update refund r set attempts = r.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::float8)
    where r.id in (
@@ -15,7 +22,16 @@ const TAKE_DUE_REFUNDS = statement(
 );
 
 // A refund made is told to its buyer, in the same statement: once, as the refund is recorded once.
-const RECORD_REFUND = statement(
+const RECORD_REFUND = statement<
+  { recorded: number },
+  [
+    id: string,
+    status: 'succeeded' | 'failed' | 'pending',
+    stripeRefundId: string | null,
+    error: string | null,
+    retryInSeconds: number,
+  ]
+>(
   'refund_record',
   `with recorded as (
      update refund set status = $2, stripe_refund_id = coalesce($3, stripe_refund_id), last_error = $4,
@@ -28,20 +44,13 @@ const RECORD_REFUND = statement(
    select count(*)::int as recorded from recorded`,
 );
 
-const NEXT_REFUND = statement(
+const NEXT_REFUND = statement<{ seconds: number | null }>(
   'refund_next_due',
   `select extract(epoch from min(next_attempt_at) - now())::float8 as seconds from refund where status = 'pending'`,
 );
 
-export interface DueRefund {
-  id: string;
-  paymentIntent: string;
-  amount: number;
-  attempts: number;
-}
-
 export const takeDueRefunds = (sql: Queryable, batch: number, leaseSeconds: number) =>
-  sql.query<DueRefund>(TAKE_DUE_REFUNDS, [batch, leaseSeconds]);
+  sql.query(TAKE_DUE_REFUNDS, [batch, leaseSeconds]);
 
 export const recordRefund = (
   sql: Queryable,
@@ -59,6 +68,6 @@ export const recordRefund = (
   ]);
 
 export async function nextRefundInSeconds(sql: Queryable): Promise<number | null> {
-  const [next] = await sql.query<{ seconds: number | null }>(NEXT_REFUND, []);
+  const [next] = await sql.query(NEXT_REFUND, []);
   return next?.seconds ?? null;
 }

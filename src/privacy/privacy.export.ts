@@ -66,14 +66,14 @@ function exportStatements(subject: 'email' | 'account') {
       : `(m.order_id in (select o.id from ticket_order o where ${orderOf})
           or m.ticket_ids && array(select t.id from ticket t where ${ticketOf}))`;
   return {
-    tickets: statement(
+    tickets: statement<Omit<PersonalTicket, 'message'>, [subject: string]>(
       `privacy_export_tickets_by_${subject}`,
       `select ${TICKET_VIEW_COLUMNS}, t.order_id as "orderId", t.email, ${rfc3339('t.created_at')} as "createdAt",
               ${rfc3339('t.cancelled_at')} as "cancelledAt"
        from ticket t left join special_event e on e.id = t.event_id
        where ${ticketOf} order by t.created_at, t.id`,
     ),
-    orders: statement(
+    orders: statement<PersonalOrder, [subject: string]>(
       `privacy_export_orders_by_${subject}`,
       `select o.id as "orderId", o.email, o.status, ${rfc3339('o.created_at')} as "createdAt",
               (select coalesce(sum(t.price), 0)::int from ticket t where t.order_id = o.id) as "totalMinor",
@@ -81,7 +81,7 @@ function exportStatements(subject: 'email' | 'account') {
        from ticket_order o where ${orderOf} order by o.created_at, o.id`,
     ),
     // A mail still owed by a ticket sold on its own (ticket.mail_owed) is shown as the pending mail it is.
-    mails: statement(
+    mails: statement<PersonalMail, [subject: string]>(
       `privacy_export_mails_by_${subject}`,
       `select * from (
          select m.id as "mailId", m.kind, m.order_id as "orderId", m.ticket_ids as "ticketIds", m.recipient,
@@ -99,7 +99,7 @@ function exportStatements(subject: 'email' | 'account') {
 const BY_EMAIL = exportStatements('email');
 const BY_ACCOUNT = exportStatements('account');
 
-const ACCOUNT_ROW = statement(
+const ACCOUNT_ROW = statement<NonNullable<PersonalData['account']>, [accountId: string]>(
   'privacy_account',
   `select id as "accountId", name, role, ${rfc3339('created_at')} as "createdAt" from account where id = $1::uuid`,
 );
@@ -111,9 +111,9 @@ async function gather(
 ): Promise<Pick<PersonalData, 'orders' | 'tickets' | 'mails'>> {
   // One after another: a transaction is one connection, which runs one statement at a time (pg 8 queues a
   // second one sent meanwhile, with a warning; pg 9 refuses it).
-  const orders = await tx.query<PersonalOrder>(statements.orders, [subject]);
-  const tickets = await tx.query<PersonalTicket>(statements.tickets, [subject]);
-  const mails = await tx.query<PersonalMail>(statements.mails, [subject]);
+  const orders = await tx.query(statements.orders, [subject]);
+  const tickets = await tx.query(statements.tickets, [subject]);
+  const mails = await tx.query(statements.mails, [subject]);
   return { orders, tickets: tickets.map((row) => ({ ...toTicketView(row), ...row })), mails };
 }
 
@@ -135,7 +135,7 @@ export async function exportBuyerData(
   const hash = await subjectHash(sql, configuredKey, email);
   return sql.transaction(async (tx) => {
     const data = await gather(tx, BY_EMAIL, email);
-    const privacyRequests = await tx.query<PrivacyRequestView>(REQUESTS_ABOUT, [hash]);
+    const privacyRequests = await tx.query(REQUESTS_ABOUT, [hash]);
     const recorded = await recordRequest(
       tx,
       'export',
@@ -155,9 +155,9 @@ export async function exportMyData(
 ): Promise<PersonalData> {
   const hash = await subjectHash(sql, configuredKey, me.name);
   return sql.transaction(async (tx) => {
-    const [account] = await tx.query<NonNullable<PersonalData['account']>>(ACCOUNT_ROW, [me.id]);
+    const [account] = await tx.query(ACCOUNT_ROW, [me.id]);
     const data = await gather(tx, BY_ACCOUNT, me.id);
-    const privacyRequests = await tx.query<PrivacyRequestView>(REQUESTS_ABOUT, [hash]);
+    const privacyRequests = await tx.query(REQUESTS_ABOUT, [hash]);
     const recorded = await recordRequest(
       tx,
       'export',

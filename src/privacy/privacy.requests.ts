@@ -29,8 +29,8 @@ export interface PrivacyRequestView {
   counts: PrivacyCounts;
 }
 
-const STORED_KEY = statement('privacy_key', 'select key from privacy_key where id = 1');
-const NEW_KEY = statement(
+const STORED_KEY = statement<{ key: string }>('privacy_key', 'select key from privacy_key where id = 1');
+const NEW_KEY = statement<never, [key: string]>(
   'privacy_key_new',
   'insert into privacy_key (id, key) values (1, $1) on conflict (id) do nothing',
 );
@@ -44,7 +44,7 @@ function privacyKey(sql: Sql, configured: string | null): Promise<string> {
   if (!key) {
     key = (async () => {
       await sql.query(NEW_KEY, [randomBytes(32).toString('base64url')]);
-      const [row] = await sql.query<{ key: string }>(STORED_KEY, []);
+      const [row] = await sql.query(STORED_KEY, []);
       return row!.key;
     })();
     key.catch(() => keys.delete(sql));
@@ -66,7 +66,20 @@ export const REQUEST_COLUMNS = `r.id as "requestId", r.kind, r.requested_by as "
   json_build_object('orders', r.orders, 'tickets', r.tickets, 'mails', r.mails,
     'idempotencyRecords', r.idempotency_records, 'accounts', r.accounts) as counts`;
 
-const RECORD_REQUEST = statement(
+const RECORD_REQUEST = statement<
+  PrivacyRequestView,
+  [
+    kind: PrivacyRequestKind,
+    requestedBy: Requester,
+    accountId: string | null,
+    subjectHash: string | null,
+    orders: number,
+    tickets: number,
+    mails: number,
+    idempotencyRecords: number,
+    accounts: number,
+  ]
+>(
   'privacy_record_request',
   `insert into privacy_request as r (id, kind, requested_by, account_id, subject_hash, orders, tickets, mails,
      idempotency_records, accounts, created_at)
@@ -81,7 +94,7 @@ export async function recordRequest(
   hash: string | null,
   counts: PrivacyCounts,
 ): Promise<PrivacyRequestView> {
-  const [row] = await tx.query<PrivacyRequestView>(RECORD_REQUEST, [
+  const [row] = await tx.query(RECORD_REQUEST, [
     kind,
     by.requestedBy,
     by.accountId,
@@ -95,14 +108,17 @@ export async function recordRequest(
   return row!;
 }
 
-const REQUESTS_PAGE = statement(
+const REQUESTS_PAGE = statement<
+  PrivacyRequestView & { total: number },
+  [subjectHash: string | null, limit: number, offset: number]
+>(
   'privacy_requests_page',
   `select ${REQUEST_COLUMNS}, count(*) over ()::int as total
    from privacy_request r where $1::text is null or r.subject_hash = $1
    order by r.created_at desc, r.id desc limit $2::int offset $3::bigint`,
 );
 
-export const REQUESTS_ABOUT = statement(
+export const REQUESTS_ABOUT = statement<PrivacyRequestView, [subjectHash: string]>(
   'privacy_requests_about',
   `select ${REQUEST_COLUMNS} from privacy_request r where r.subject_hash = $1 order by r.created_at, r.id`,
 );
@@ -115,10 +131,6 @@ export async function listPrivacyRequests(
   page: Page,
 ): Promise<ListPage<PrivacyRequestView>> {
   const hash = email === null ? null : await subjectHash(sql, configuredKey, email);
-  const rows = await sql.query<PrivacyRequestView & { total: number }>(REQUESTS_PAGE, [
-    hash,
-    page.limit,
-    offsetOf(page),
-  ]);
+  const rows = await sql.query(REQUESTS_PAGE, [hash, page.limit, offsetOf(page)]);
   return { items: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
 }

@@ -25,9 +25,11 @@ const erasureCounts = `(select count(*) from orders)::int as orders, (select cou
   (select count(*) from mails)::int as mails, (select count(*) from keys)::int as "idempotencyRecords",
   coalesce((select array_agg(id) from mails), '{}') as "mailIds"`;
 
+type Erased = Omit<PrivacyCounts, 'accounts'> & { mailIds: string[] };
+
 // An address: from tickets (valid ones stay valid, owing no more mail), orders, the outbox, and the
 // idempotency records whose stored answer names it (a replay would then run the request again).
-const ERASE_EMAIL = statement(
+const ERASE_EMAIL = statement<Erased, [email: string]>(
   'privacy_erase_email',
   `with tickets as (
      update ticket set email = null, mail_owed = false where lower(email) = lower($1) returning id),
@@ -39,7 +41,7 @@ const ERASE_EMAIL = statement(
 );
 
 // An account's: its tickets' and orders' addresses and their mails, and its idempotency records.
-const ERASE_ACCOUNT_DATA = statement(
+const ERASE_ACCOUNT_DATA = statement<Erased, [accountId: string]>(
   'privacy_erase_account_data',
   `with tickets as (
      update ticket set email = null, mail_owed = false where account_id = $1::uuid and email is not null
@@ -57,7 +59,7 @@ const ERASE_ACCOUNT_DATA = statement(
 );
 
 // Retention: tickets whose visit is before $1, orders whose last visit is, and their mails.
-const ERASE_BEFORE = statement(
+const ERASE_BEFORE = statement<Erased, [before: string]>(
   'privacy_erase_before',
   `with tickets as (
      update ticket set email = null, mail_owed = false where ticket_date < $1::date and email is not null
@@ -75,8 +77,6 @@ const ERASE_BEFORE = statement(
    keys as (select 1 where false)
    select ${erasureCounts}`,
 );
-
-type Erased = Omit<PrivacyCounts, 'accounts'> & { mailIds: string[] };
 
 const countsOf = ({ mailIds: _mailIds, ...erased }: Erased, accounts = 0): PrivacyCounts => ({
   ...erased,
@@ -130,17 +130,20 @@ export async function eraseBuyerData(
     hash,
     forgetMails,
     async (tx) => {
-      const [erased] = await tx.query<Erased>(ERASE_EMAIL, [email]);
+      const [erased] = await tx.query(ERASE_EMAIL, [email]);
       return { erased: erased!, accounts: 0 };
     },
   );
 }
 
-const STAFF_LEFT = statement(
+const STAFF_LEFT = statement<{ count: number }, [accountId: string]>(
   'privacy_staff_left',
   `select count(*)::int as count from account where role = 'staff' and id <> $1::uuid`,
 );
-const DELETE_ACCOUNT = statement('privacy_delete_account', 'delete from account where id = $1::uuid');
+const DELETE_ACCOUNT = statement<never, [accountId: string]>(
+  'privacy_delete_account',
+  'delete from account where id = $1::uuid',
+);
 
 /**
  * An account holder deletes their account and its personal data (the tickets stay, and valid ones admit);
@@ -156,17 +159,17 @@ export async function deleteMyAccount(
   const by = { requestedBy: 'account_holder', accountId: me.id } as const;
   return eraseAndRecord(sql, 'account_deletion', by, hash, forgetMails, async (tx) => {
     if (me.role === 'staff') {
-      const [left] = await tx.query<{ count: number }>(STAFF_LEFT, [me.id]);
+      const [left] = await tx.query(STAFF_LEFT, [me.id]);
       if (left!.count === 0) throw conflict('The last staff account cannot be deleted');
     }
-    const [erased] = await tx.query<Erased>(ERASE_ACCOUNT_DATA, [me.id]);
+    const [erased] = await tx.query(ERASE_ACCOUNT_DATA, [me.id]);
     await tx.query(DELETE_ACCOUNT, [me.id]);
     return { erased: erased!, accounts: 1 };
   });
 }
 
 // One retention run a museum day, whichever instance gets there first: the unique day orders them.
-const CLAIM_RETENTION_DAY = statement(
+const CLAIM_RETENTION_DAY = statement<{ id: string }, [retentionDate: string]>(
   'privacy_claim_retention_day',
   `insert into privacy_request (id, kind, requested_by, retention_date, created_at)
    values (gen_random_uuid(), 'retention', 'retention', $1::date, now())
@@ -178,7 +181,10 @@ const WITHOUT_STATEMENT_TIMEOUT = statement(
   'privacy_without_statement_timeout',
   'set local statement_timeout = 0',
 );
-const RECORD_RETENTION = statement(
+const RECORD_RETENTION = statement<
+  PrivacyRequestView,
+  [requestId: string, orders: number, tickets: number, mails: number]
+>(
   'privacy_record_retention',
   `update privacy_request r set orders = $2::int, tickets = $3::int, mails = $4::int where r.id = $1::uuid
    returning ${REQUEST_COLUMNS}`,
@@ -195,12 +201,12 @@ export async function runRetention(
   forgetMails: ForgetMails,
 ): Promise<PrivacyRequestView | null> {
   const done = await sql.transaction(async (tx) => {
-    const [claimed] = await tx.query<{ id: string }>(CLAIM_RETENTION_DAY, [today]);
+    const [claimed] = await tx.query(CLAIM_RETENTION_DAY, [today]);
     if (!claimed) return null;
     await tx.query(WITHOUT_STATEMENT_TIMEOUT, []);
     await tx.query(HOLD_MAIL_QUEUE, []);
-    const [erased] = await tx.query<Erased>(ERASE_BEFORE, [addDays(today, -retentionDays)]);
-    const [recorded] = await tx.query<PrivacyRequestView>(RECORD_RETENTION, [
+    const [erased] = await tx.query(ERASE_BEFORE, [addDays(today, -retentionDays)]);
+    const [recorded] = await tx.query(RECORD_RETENTION, [
       claimed.id,
       erased!.orders,
       erased!.tickets,

@@ -25,7 +25,10 @@ export interface SalesRow {
 // it waited for payment, then expired or given up) was never sold and is not counted. Revenue is summed as an
 // exact integer (bigint arrives as text). Read on the primary, never a replica: the report is what the
 // tickets say now.
-const SALES = statement(
+const SALES = statement<
+  Omit<SalesRow, 'revenue'> & { revenue: string },
+  [startDate: string, endDate: string]
+>(
   'sales_report',
   `select to_char(t.ticket_date, 'YYYY-MM-DD') as date, t.ticket_type as "ticketType", t.event_id as "eventId",
           min(e.name) as "eventName", t.category, count(*)::int as sold,
@@ -41,9 +44,6 @@ const SALES = statement(
 
 /** What was sold per visit date, ticket type, event and category in [startDate, endDate]: general first. */
 export async function salesReport(sql: Queryable, range: SalesReportArgs): Promise<SalesRow[]> {
-  const rows = await sql.query<Omit<SalesRow, 'revenue'> & { revenue: string }>(SALES, [
-    range.startDate,
-    range.endDate,
-  ]);
+  const rows = await sql.query(SALES, [range.startDate, range.endDate]);
   return rows.map((row) => ({ ...row, revenue: Number(row.revenue) }));
 }

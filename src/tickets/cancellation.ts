@@ -27,9 +27,12 @@ const HELD_COLUMNS = `t.id as "ticketId", to_char(t.ticket_date, 'YYYY-MM-DD') a
   (t.cancelled_at is not null or e.deleted_at is not null) as cancelled,
   t.awaiting_payment as "awaitingPayment", t.order_id as "orderId"`;
 
+/** What holding tickets binds: the ticket's or order's id, whether staff holds them, and whose they must be. */
+type HoldParams = [id: string, staff: boolean, accountId: string | null];
+
 // Owner or staff ($2) only, as reads are. The lock makes a concurrent check-in of the ticket wait for this
 // transaction (and then find it cancelled), and a concurrent cancellation find it cancelled.
-const HOLD_TICKET = statement(
+const HOLD_TICKET = statement<HeldTicket, [ticketId: string, staff: boolean, accountId: string]>(
   'cancel_hold_ticket',
   `select ${HELD_COLUMNS}
    from ticket t left join special_event e on e.id = t.event_id
@@ -38,7 +41,7 @@ const HOLD_TICKET = statement(
 );
 
 // Rows are locked in one order (their ids) by every cancellation of the order, and by its expiry.
-export const HOLD_ORDER_TICKETS = statement(
+export const HOLD_ORDER_TICKETS = statement<HeldTicket, HoldParams>(
   'cancel_hold_order_tickets',
   `select ${HELD_COLUMNS}
    from ticket_order o join ticket t on t.order_id = o.id left join special_event e on e.id = t.event_id
@@ -49,7 +52,7 @@ export const HOLD_ORDER_TICKETS = statement(
 
 // As a purchase does: a concurrent change of the event's capacity (which recounts its sales) waits for this
 // cancellation to commit, or this for it, so the recount and the seat given back never cross.
-const LOCK_EVENTS = statement(
+const LOCK_EVENTS = statement<never, [eventIds: string[]]>(
   'cancel_lock_events',
   'select from special_event where id = any($1::uuid[]) order by id for share',
 );
@@ -59,22 +62,35 @@ export async function lockEvents(tx: Queryable, eventIds: string[]): Promise<voi
   if (eventIds.length > 0) await tx.query(LOCK_EVENTS, [eventIds]);
 }
 
-const CANCEL = statement(
+const CANCEL = statement<never, [ticketIds: string[]]>(
   'cancel_tickets',
   'update ticket set cancelled_at = now() where id = any($1::uuid[]) and cancelled_at is null',
 );
 
 // Counters exist only while a capacity applies (src/tickets/sale.queries.ts; a slot always has one): where there is none, the
 // count starts from the tickets not cancelled, so there is nothing to give back.
-const FREE_SEATS = statement(
+const FREE_SEATS = statement<never, [scope: string, date: string, count: number]>(
   'cancel_free_seats',
   'update ticket_sales set sold = greatest(sold - $3::int, 0) where scope = $1 and date = $2::date',
 );
 
+/** What giving tickets back did beyond them: to be told once the transaction has committed. */
+export interface GivenBack {
+  /** Refunds queued in the outbox. */
+  refunds: number;
+  /** The new status of each order that has no ticket left. */
+  statuses: string[];
+  /** Checkout Sessions of orders that were waiting for payment, to be expired at Stripe. */
+  openSessions: string[];
+}
+
 // The orders of tickets just given back: what was paid for them goes back (a row of the refund outbox, made by
 // the payments worker), and an order with no ticket left becomes $3 (cancelled, expired), or refunded when it
 // was paid. Answers the Checkout Sessions of the orders that were waiting for payment: they are to be expired.
-const SETTLE_ORDERS = statement(
+const SETTLE_ORDERS = statement<
+  GivenBack,
+  [ticketIds: string[], reason: string, orderStatus: 'cancelled' | 'expired']
+>(
   'cancel_settle_orders',
   `with given as (
      select t.order_id, sum(t.price)::int as amount from ticket t
@@ -96,16 +112,6 @@ const SETTLE_ORDERS = statement(
           coalesce((select json_agg(checkout_session_id) from settled
                     where checkout_session_id is not null and paid_amount is null), '[]') as "openSessions"`,
 );
-
-/** What giving tickets back did beyond them: to be told once the transaction has committed. */
-export interface GivenBack {
-  /** Refunds queued in the outbox. */
-  refunds: number;
-  /** The new status of each order that has no ticket left. */
-  statuses: string[];
-  /** Checkout Sessions of orders that were waiting for payment, to be expired at Stripe. */
-  openSessions: string[];
-}
 
 export const NOTHING_GIVEN_BACK: GivenBack = { refunds: 0, statuses: [], openSessions: [] };
 
@@ -182,7 +188,7 @@ export async function giveBack(
   for (const seat of [...seats.values()].sort(bySalesCounter))
     await tx.query(FREE_SEATS, [seat.scope, seat.date, seat.count]);
   if (!open.some((ticket) => ticket.orderId !== null)) return NOTHING_GIVEN_BACK;
-  const [settled] = await tx.query<GivenBack>(SETTLE_ORDERS, [
+  const [settled] = await tx.query(SETTLE_ORDERS, [
     open.map((ticket) => ticket.ticketId),
     'cancelled',
     orderStatus,
@@ -194,14 +200,14 @@ export async function giveBack(
 function cancelHeldBy(
   sql: Sql,
   canceller: Principal,
-  hold: Statement,
+  hold: Statement<HeldTicket, HoldParams>,
   id: string,
   missing: string,
   today: string,
 ): Promise<GivenBack> {
   return retryOnDeadlock(() =>
     sql.transaction(async (tx) => {
-      const held = await tx.query<HeldTicket>(hold, [id, canceller.role === 'staff', canceller.id]);
+      const held = await tx.query(hold, [id, canceller.role === 'staff', canceller.id]);
       if (held.length === 0) throw notFound(missing);
       return cancelHeld(tx, held, canceller, today, hold === HOLD_ORDER_TICKETS);
     }),

@@ -33,25 +33,28 @@ export function requestHash(request: Record<string, unknown>): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-const CLAIM_KEY = statement(
+const CLAIM_KEY = statement<{ key: string }, [accountId: string, key: string, hash: string]>(
   'idempotency_claim',
   `insert into idempotency_record (account_id, key, request_hash, response, created_at)
    values ($1::uuid, $2, $3, null, now()) on conflict (account_id, key) do nothing returning key`,
 );
 
-const CLAIMED_KEY = statement(
+const CLAIMED_KEY = statement<
+  { request_hash: string; response: unknown; expired: boolean },
+  [accountId: string, key: string]
+>(
   'idempotency_claimed',
   `select request_hash, response, created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}) as expired
    from idempotency_record where account_id = $1::uuid and key = $2 for update`,
 );
 
-const RECLAIM_KEY = statement(
+const RECLAIM_KEY = statement<never, [accountId: string, key: string, hash: string]>(
   'idempotency_reclaim',
   `update idempotency_record set request_hash = $3, response = null, created_at = now()
    where account_id = $1::uuid and key = $2`,
 );
 
-const STORE_ANSWER = statement(
+const STORE_ANSWER = statement<never, [accountId: string, key: string, answer: string]>(
   'idempotency_store',
   'update idempotency_record set response = $3::jsonb where account_id = $1::uuid and key = $2',
 );
@@ -71,10 +74,7 @@ export async function claimOrReplay<T>(
   const claimed = await tx.query(CLAIM_KEY, [accountId, key, hash]);
   if (claimed.length > 0) return null;
 
-  const [existing] = await tx.query<{ request_hash: string; response: T | null; expired: boolean }>(
-    CLAIMED_KEY,
-    [accountId, key],
-  );
+  const [existing] = await tx.query(CLAIMED_KEY, [accountId, key]);
   if (!existing || existing.expired || existing.response === null) {
     await tx.query(RECLAIM_KEY, [accountId, key, hash]);
     return null;
@@ -85,7 +85,7 @@ export async function claimOrReplay<T>(
       `The ${IDEMPOTENCY_HEADER} was already used for a different request; use a new key for a new purchase`,
     );
   }
-  return { replay: existing.response };
+  return { replay: existing.response as T };
 }
 
 export async function storeAnswer(

@@ -13,6 +13,18 @@ const NEW_TICKET = `insert into ticket (id, account_id, ticket_type, ticket_date
                       created_at, order_id, order_position, mail_owed, category, price, entry_time, entry_end)`;
 const TICKET_ORDER = '$6::uuid, $7::smallint, $6::uuid is null, $8::text';
 
+/** The ticket's columns up to its category ($1 … $8), as every statement that records a ticket takes them. */
+export type TicketColumns = [
+  ticketId: string,
+  buyerId: string,
+  date: string,
+  email: string,
+  confirmationCode: string,
+  orderId: string | null,
+  position: number | null,
+  category: string,
+];
+
 // Open on the date (a ticket's: $3): its own hours if it has some, else its weekday's.
 const openOn = (date = '$3::date') => `coalesce(
   (select o.time_open is not null from day_hours o where o.date = ${date}),
@@ -26,7 +38,10 @@ const timedOn = (date = '$3::date') => `coalesce(
 
 // What decides a general ticket without an entry time on $1 in category $2; read when a purchase sold nothing,
 // to say why (closed, timed entry, no such category, or sold out).
-export const GENERAL_FACTS = statement(
+export const GENERAL_FACTS = statement<
+  { open: boolean; timed: boolean; knownCategory: boolean },
+  [date: string, category: string]
+>(
   'general_sale_facts',
   `select ${openOn('$1::date')} as open, ${timedOn('$1::date')} as timed,
           exists (select from price_category c where c.category = $2) as "knownCategory"`,
@@ -47,7 +62,7 @@ const generalSold = (date = '$3::date') => `select count(*)::int from ticket
   where ticket_type = 'general' and ticket_date = ${date} and cancelled_at is null`;
 
 // Unlimited: nothing to count, no shared row to lock. On a timed day, nothing is sold here (sellTimed sells).
-export const BUY_GENERAL = statement(
+export const BUY_GENERAL = statement<{ price: number }, TicketColumns>(
   'buy_general',
   `${NEW_TICKET}
    select $1::uuid, $2::uuid, 'general', $3::date, null, $4, $5, now(), ${TICKET_ORDER}, c.general_admission, null, null
@@ -57,7 +72,7 @@ export const BUY_GENERAL = statement(
 
 // With a daily capacity ($9): one upsert both checks and raises the day's count. Its row lock orders
 // concurrent buyers of the date, on one instance or many, and the ticket is inserted only if it took a seat.
-export const BUY_GENERAL_CAPPED = statement(
+export const BUY_GENERAL_CAPPED = statement<{ price: number }, [...TicketColumns, dailyCapacity: number]>(
   'buy_general_capped',
   `with price as (select c.general_admission as price ${SELLS_UNTIMED}),
    seat as (
@@ -75,9 +90,17 @@ export const BUY_GENERAL_CAPPED = statement(
    select price from bought`,
 );
 
+interface TimedFacts {
+  timeOpen: string | null;
+  timeClose: string | null;
+  minutes: number | null;
+  capacity: number | null;
+  price: number | null;
+}
+
 // Date $1's hours and entry slots, and the general admission price of category $2 (one row; null times:
 // closed that day).
-export const TIMED_FACTS = statement(
+export const TIMED_FACTS = statement<TimedFacts, [date: string, category: string]>(
   'timed_sale_facts',
   `select to_char(h.time_open, 'HH24:MI') as "timeOpen", to_char(h.time_close, 'HH24:MI') as "timeClose",
           ${slotSetting('minutes')} as minutes, ${slotSetting('capacity')} as capacity,
@@ -93,7 +116,7 @@ export const TIMED_FACTS = statement(
 );
 
 // Date $1's seat under a daily capacity of $2, in the transaction that then takes the slot's.
-export const TAKE_DAY_SEAT = statement(
+export const TAKE_DAY_SEAT = statement<{ sold: number }, [date: string, dailyCapacity: number]>(
   'take_day_seat',
   `insert into ticket_sales as s (scope, date, sold)
    select '${GENERAL_ADMISSION}', $1::date, counted.sold + 1
@@ -104,7 +127,10 @@ export const TAKE_DAY_SEAT = statement(
 );
 
 // A seat of the slot starting at $9 (its scope $11, capacity $12) and the ticket in it, at price $13, until $10.
-export const BUY_TIMED = statement(
+export const BUY_TIMED = statement<
+  { bought: boolean },
+  [...TicketColumns, startTime: string, endTime: string, scope: string, capacity: number, price: number]
+>(
   'buy_timed',
   `with seat as (
      insert into ticket_sales as s (scope, date, sold)
@@ -121,11 +147,19 @@ export const BUY_TIMED = statement(
    select exists (select from bought) as bought`,
 );
 
+interface EventSale {
+  name: string;
+  capacity: number | null;
+  price: number | null;
+  knownCategory: boolean;
+  bought: boolean;
+}
+
 // Event $9 on $3. The share lock on the event makes a concurrent delete or capacity change wait for this
 // purchase, and it for them. With a capacity, the seat is taken as for general admission; without one,
 // nothing is counted. Category $8 pays its own price for the event, or the event's. No row back: no such
 // event, or not one of its dates.
-export const BUY_EVENT = statement(
+export const BUY_EVENT = statement<EventSale, [...TicketColumns, eventId: string]>(
   'buy_event',
   `with event as (
      select e.id, e.name, e.capacity, e.price
@@ -160,12 +194,12 @@ export const BUY_EVENT = statement(
    from event`,
 );
 
-export const LISTED_EVENT_NAME = statement(
+export const LISTED_EVENT_NAME = statement<{ name: string }, [eventId: string]>(
   'listed_event_name',
   'select name from special_event where id = $1::uuid and deleted_at is null',
 );
 
-export const PRICE_LIST_KEYS = statement(
+export const PRICE_LIST_KEYS = statement<{ keys: string }>(
   'price_list_keys',
   "select string_agg(category, ', ' order by position) as keys from price_category",
 );

@@ -32,10 +32,26 @@ const AFTER_ALL: TicketKey = ['infinity', 'infinity', NIL_UUID];
 const IN_RANGE = `t.account_id = $1::uuid
   and ($2::date is null or t.ticket_date >= $2::date) and ($3::date is null or t.ticket_date <= $3::date)`;
 
+interface TicketWindowRow extends Omit<TicketView, 'message'> {
+  total: number;
+  keyDate: string;
+  keyCreatedAt: string;
+}
+
+/** The owner, the range's ends (null: open), the keys the window lies after and before, and its size. */
+type TicketWindowParams = [
+  accountId: string,
+  startDate: string | null,
+  endDate: string | null,
+  ...after: TicketKey,
+  ...before: TicketKey,
+  limit: number,
+];
+
 // A window past the end is one row with the total and no ticket.
 const ticketWindow = (backwards: boolean) => {
   const order = backwards ? 'desc' : 'asc';
-  return statement(
+  return statement<TicketWindowRow, TicketWindowParams>(
     `ticket_window_${backwards ? 'backwards' : 'forwards'}`,
     `select n.total, page.* from (select count(*)::int as total from ticket t where ${IN_RANGE}) n
      left join lateral (
@@ -56,12 +72,6 @@ const ticketWindow = (backwards: boolean) => {
 const FORWARDS = ticketWindow(false);
 const BACKWARDS = ticketWindow(true);
 
-interface TicketWindowRow extends Omit<TicketView, 'message'> {
-  total: number;
-  keyDate: string;
-  keyCreatedAt: string;
-}
-
 /** The tickets of an account in `range` and `window`, in the window's reading order, and their total. */
 export async function readTicketWindow(
   sql: Queryable,
@@ -69,7 +79,7 @@ export async function readTicketWindow(
   { startDate = null, endDate = null }: TicketRange,
   window: KeysetWindow<TicketKey>,
 ): Promise<KeysetPage<TicketView>> {
-  const rows = await sql.query<TicketWindowRow>(window.backwards ? BACKWARDS : FORWARDS, [
+  const rows = await sql.query(window.backwards ? BACKWARDS : FORWARDS, [
     accountId,
     startDate,
     endDate,

@@ -8,7 +8,10 @@ import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 import { readsAnyTicket, TICKET_VIEW_JSON, type TicketView } from './ticket-view.ts';
 
 // Owner, staff or gate ($2) only, as ticket_by_id.
-const TICKETS_BY_ID = statement(
+const TICKETS_BY_ID = statement<
+  { id: string; ticket: TicketView },
+  [ticketIds: string[], anyTicket: boolean, viewerId: string]
+>(
   'tickets_by_id',
   `select t.id, ${TICKET_VIEW_JSON} as ticket
    from ticket t left join special_event e on e.id = t.event_id
@@ -24,11 +27,7 @@ export async function loadTicket(
   ticketId: string,
 ): Promise<TicketView | null> {
   const ticket = await loadBatched(shared, 'tickets.byId', ticketId, async (ids) => {
-    const rows = await sql.query<{ id: string; ticket: TicketView }>(TICKETS_BY_ID, [
-      ids,
-      readsAnyTicket(viewer),
-      viewer.id,
-    ]);
+    const rows = await sql.query(TICKETS_BY_ID, [ids, readsAnyTicket(viewer), viewer.id]);
     return new Map(rows.map((row) => [row.id, row.ticket]));
   });
   return ticket ?? null;
@@ -49,7 +48,10 @@ export function checkTicketRange({ startDate, endDate }: TicketRange): void {
 
 // The tickets of each account of $1 with a date in [$2, $3] (either end null: open), one page ($4, $5) of
 // them by ticket date, then purchase time, and how many there are over all pages.
-const TICKETS_OF_ACCOUNTS = statement(
+const TICKETS_OF_ACCOUNTS = statement<
+  { accountId: string } & ListPage<TicketView>,
+  [accountIds: string[], startDate: string | null, endDate: string | null, limit: number, offset: number]
+>(
   'tickets_of_accounts',
   `select a.id as "accountId",
           (select count(*)::int from ticket t
@@ -84,13 +86,7 @@ export async function loadTicketsOf(
   const { startDate = null, endDate = null } = range;
   const name = `tickets.ofAccount/${startDate}/${endDate}/${page.page}/${page.limit}`;
   const loaded = await loadBatched(shared, name, accountId, async (ids) => {
-    const rows = await sql.query<{ accountId: string } & ListPage<TicketView>>(TICKETS_OF_ACCOUNTS, [
-      ids,
-      startDate,
-      endDate,
-      page.limit,
-      offsetOf(page),
-    ]);
+    const rows = await sql.query(TICKETS_OF_ACCOUNTS, [ids, startDate, endDate, page.limit, offsetOf(page)]);
     return new Map(rows.map(({ accountId: id, ...tickets }) => [id, tickets]));
   });
   return loaded ?? { items: [], total: 0 };
@@ -98,7 +94,10 @@ export async function loadTicketsOf(
 
 // General admission left on each day of $1 under a daily capacity of $2: the counter purchases keep, or before
 // the first sale under the capacity, the general tickets not cancelled, as a purchase would count them.
-const GENERAL_REMAINING = statement(
+const GENERAL_REMAINING = statement<
+  { date: string; remaining: number },
+  [dates: string[], dailyCapacity: number]
+>(
   'general_remaining',
   `select to_char(days.day, 'YYYY-MM-DD') as date,
           greatest($2::int - coalesce(
@@ -118,9 +117,6 @@ export async function generalRemaining(
   dates: string[],
   dailyCapacity: number,
 ): Promise<Map<string, number>> {
-  const rows = await sql.query<{ date: string; remaining: number }>(GENERAL_REMAINING, [
-    dates,
-    dailyCapacity,
-  ]);
+  const rows = await sql.query(GENERAL_REMAINING, [dates, dailyCapacity]);
   return new Map(rows.map((row) => [row.date, row.remaining]));
 }

@@ -56,7 +56,10 @@ export const toTicketView = (row: Omit<TicketView, 'message'>): TicketView => ({
 export const readsAnyTicket = (viewer: Principal) => viewer.role === 'staff' || viewer.role === 'gate';
 
 // Owner, staff or gate ($2) only: anyone else reads nothing, as if the ticket did not exist.
-const TICKET_BY_ID = statement(
+const TICKET_BY_ID = statement<
+  Omit<TicketView, 'message'>,
+  [ticketId: string, anyTicket: boolean, viewerId: string]
+>(
   'ticket_by_id',
   `select ${TICKET_VIEW_COLUMNS}
    from ticket t left join special_event e on e.id = t.event_id
@@ -70,10 +73,6 @@ export async function getTicket(
   viewer: Principal,
   ticketId: string,
 ): Promise<TicketView | null> {
-  const [row] = await sql.query<Omit<TicketView, 'message'>>(TICKET_BY_ID, [
-    ticketId,
-    readsAnyTicket(viewer),
-    viewer.id,
-  ]);
+  const [row] = await sql.query(TICKET_BY_ID, [ticketId, readsAnyTicket(viewer), viewer.id]);
   return row ? toTicketView(row) : null;
 }

@@ -17,6 +17,7 @@ import {
   PRICE_LIST_KEYS,
   TAKE_DAY_SEAT,
   TIMED_FACTS,
+  type TicketColumns,
 } from './sale.queries.ts';
 import type { TicketKind } from './ticket.entity.ts';
 import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
@@ -117,13 +118,13 @@ interface Sale {
   input: BuyTicketsInput;
   category: string;
   /** The ticket's columns up to its category ($1 … $8), as every statement above takes them. */
-  values: unknown[];
+  values: TicketColumns;
   rules: SaleRules;
   confirmation: TicketConfirmation;
 }
 
 async function unknownCategory(sql: Queryable, category: string) {
-  const [list] = await sql.query<{ keys: string }>(PRICE_LIST_KEYS, []);
+  const [list] = await sql.query(PRICE_LIST_KEYS, []);
   return invalidField('category', `${category} is not on the price list (${list?.keys ?? ''})`);
 }
 
@@ -156,7 +157,7 @@ export async function sellTicket(
     price: 0,
     entryTime: null,
   };
-  const values = [
+  const values: TicketColumns = [
     confirmation.ticketId,
     buyer.id,
     ticketDate,
@@ -173,14 +174,11 @@ export async function sellTicket(
 
   const [sold] =
     dailyCapacity === null
-      ? await sql.query<{ price: number }>(BUY_GENERAL, values)
-      : await sql.query<{ price: number }>(BUY_GENERAL_CAPPED, [...values, dailyCapacity]);
+      ? await sql.query(BUY_GENERAL, values)
+      : await sql.query(BUY_GENERAL_CAPPED, [...values, dailyCapacity]);
   if (sold) return { ...confirmation, price: sold.price };
   // Nothing sold: why.
-  const [facts] = await sql.query<{ open: boolean; timed: boolean; knownCategory: boolean }>(GENERAL_FACTS, [
-    ticketDate,
-    category,
-  ]);
+  const [facts] = await sql.query(GENERAL_FACTS, [ticketDate, category]);
   if (!facts!.open) throw closedOn(ticketDate);
   if (!facts!.knownCategory) throw await unknownCategory(sql, category);
   if (facts!.timed) return sellTimed(sale);
@@ -201,7 +199,7 @@ function sellTimed(sale: Sale): Promise<TicketConfirmation> {
   const { dailyCapacity } = rules;
   const date = input.ticketDate;
   return inTransaction(sale.sql, async (tx) => {
-    const [facts] = await tx.query<TimedFacts>(TIMED_FACTS, [date, category]);
+    const [facts] = await tx.query(TIMED_FACTS, [date, category]);
     const { timeOpen, timeClose, minutes, capacity, price } = facts!;
     if (timeOpen === null || timeClose === null) throw closedOn(date);
     if (price === null) throw await unknownCategory(tx, category);
@@ -221,7 +219,7 @@ function sellTimed(sale: Sale): Promise<TicketConfirmation> {
       const [seat] = await tx.query(TAKE_DAY_SEAT, [date, dailyCapacity]);
       if (!seat) throw conflict(`General admission on ${date} is sold out (capacity ${dailyCapacity})`);
     }
-    const [sold] = await tx.query<{ bought: boolean }>(BUY_TIMED, [
+    const [sold] = await tx.query(BUY_TIMED, [
       ...values,
       slot.startTime,
       slot.endTime,
@@ -239,26 +237,12 @@ function sellTimed(sale: Sale): Promise<TicketConfirmation> {
   });
 }
 
-interface TimedFacts {
-  timeOpen: string | null;
-  timeClose: string | null;
-  minutes: number | null;
-  capacity: number | null;
-  price: number | null;
-}
-
 async function sellEventTicket(sale: Sale): Promise<TicketConfirmation> {
   const { sql, input, values, confirmation, category } = sale;
   const eventId = input.eventId!;
-  const [result] = await sql.query<{
-    name: string;
-    capacity: number | null;
-    price: number | null;
-    knownCategory: boolean;
-    bought: boolean;
-  }>(BUY_EVENT, [...values, eventId]);
+  const [result] = await sql.query(BUY_EVENT, [...values, eventId]);
   if (!result) {
-    const [event] = await sql.query<{ name: string }>(LISTED_EVENT_NAME, [eventId]);
+    const [event] = await sql.query(LISTED_EVENT_NAME, [eventId]);
     if (!event) throw notFound(`There is no special event ${eventId}`);
     throw invalidField('ticketDate', `is not a date of the event "${event.name}"`);
   }

@@ -30,7 +30,7 @@ interface Taken {
 
 // Takes due deliveries: rows another worker holds are skipped, and each taken row's next attempt moves a
 // lease ahead, so no other worker takes it meanwhile, even after this statement's transaction ends.
-const TAKE_DUE = statement(
+const TAKE_DUE = statement<Taken, [batch: number, leaseSeconds: number]>(
   'webhook_take_due',
   `update webhook_delivery d
      set attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::float8)
@@ -41,7 +41,16 @@ const TAKE_DUE = statement(
    returning d.id, d.webhook_id, d.payload, d.attempts, s.url, s.secret`,
 );
 
-const RECORD_ATTEMPT = statement(
+const RECORD_ATTEMPT = statement<
+  never,
+  [
+    id: string,
+    status: 'delivered' | 'failed' | 'pending',
+    responseStatus: number | null,
+    response: string,
+    retryInSeconds: number,
+  ]
+>(
   'webhook_record_attempt',
   `update webhook_delivery set status = $2, last_response_status = $3::int, last_response = $4,
      next_attempt_at = case when $2 = 'pending' then now() + make_interval(secs => $5::float8) end,
@@ -49,7 +58,7 @@ const RECORD_ATTEMPT = statement(
    where id = $1::uuid`,
 );
 
-const NEXT_DUE = statement(
+const NEXT_DUE = statement<{ seconds: number | null }>(
   'webhook_next_due',
   `select extract(epoch from min(next_attempt_at) - now())::float8 as seconds
    from webhook_delivery where status = 'pending'`,
@@ -158,7 +167,7 @@ export interface Dispatcher {
   close(): Promise<void>;
 }
 
-const ANY_SUBSCRIPTION = statement(
+const ANY_SUBSCRIPTION = statement<{ any: boolean }>(
   'webhook_any_subscription',
   'select exists (select 1 from webhook_subscription) as any',
 );
@@ -213,16 +222,16 @@ export function createDispatcher(options: {
 
   async function work(): Promise<number | null | undefined> {
     if (options.alone && subscribed === null) {
-      const [row] = await sql.query<{ any: boolean }>(ANY_SUBSCRIPTION, []);
+      const [row] = await sql.query(ANY_SUBSCRIPTION, []);
       subscribed = row?.any ?? false;
     }
     if (options.alone && !subscribed) return undefined;
     for (;;) {
-      const taken = await sql.query<Taken>(TAKE_DUE, [BATCH, LEASE_SECONDS]);
+      const taken = await sql.query(TAKE_DUE, [BATCH, LEASE_SECONDS]);
       await Promise.all(taken.map(attempt));
       if (taken.length < BATCH) break;
     }
-    const [next] = await sql.query<{ seconds: number | null }>(NEXT_DUE, []);
+    const [next] = await sql.query(NEXT_DUE, []);
     return next?.seconds == null ? null : next.seconds * 1000;
   }
 

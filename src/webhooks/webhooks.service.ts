@@ -38,12 +38,12 @@ export interface WebhookDeliveryView {
 const SUBSCRIPTION_JSON = `json_build_object('id', s.id, 'url', s.url, 'description', s.description,
   'createdAt', ${rfc3339('s.created_at')})`;
 
-const SUBSCRIPTION_BY_ID = statement(
+const SUBSCRIPTION_BY_ID = statement<{ subscription: WebhookSubscriptionView }, [id: string]>(
   'webhook_subscription_by_id',
   `select ${SUBSCRIPTION_JSON} as subscription from webhook_subscription s where s.id = $1::uuid`,
 );
 
-const SUBSCRIPTION_PAGE = statement(
+const SUBSCRIPTION_PAGE = statement<ListPage<WebhookSubscriptionView>, [limit: number, offset: number]>(
   'webhook_subscription_page',
   `select (select count(*)::int from webhook_subscription) as total,
           coalesce((select json_agg(${SUBSCRIPTION_JSON} order by s.created_at, s.id) from (
@@ -51,7 +51,10 @@ const SUBSCRIPTION_PAGE = statement(
           '[]') as items`,
 );
 
-const DELIVERY_PAGE = statement(
+const DELIVERY_PAGE = statement<
+  ListPage<WebhookDeliveryView>,
+  [subscriptionId: string, limit: number, offset: number]
+>(
   'webhook_delivery_page',
   `select (select count(*)::int from webhook_delivery where subscription_id = $1::uuid) as total,
           coalesce((select json_agg(json_build_object('id', d.id, 'webhookId', d.webhook_id,
@@ -99,7 +102,7 @@ export async function subscribe(
 }
 
 export async function getSubscription(sql: Queryable, id: string): Promise<WebhookSubscriptionView | null> {
-  const [row] = await sql.query<{ subscription: WebhookSubscriptionView }>(SUBSCRIPTION_BY_ID, [id]);
+  const [row] = await sql.query(SUBSCRIPTION_BY_ID, [id]);
   return row?.subscription ?? null;
 }
 
@@ -108,10 +111,7 @@ export async function listSubscriptions(
   sql: Queryable,
   page: Page,
 ): Promise<ListPage<WebhookSubscriptionView>> {
-  const [row] = await sql.query<ListPage<WebhookSubscriptionView>>(SUBSCRIPTION_PAGE, [
-    page.limit,
-    offsetOf(page),
-  ]);
+  const [row] = await sql.query(SUBSCRIPTION_PAGE, [page.limit, offsetOf(page)]);
   return row ?? { items: [], total: 0 };
 }
 
@@ -129,18 +129,14 @@ export async function listDeliveries(
   subscriptionId: string,
   page: Page,
 ): Promise<ListPage<WebhookDeliveryView> | null> {
-  const [row] = await sql.query<ListPage<WebhookDeliveryView>>(DELIVERY_PAGE, [
-    subscriptionId,
-    page.limit,
-    offsetOf(page),
-  ]);
+  const [row] = await sql.query(DELIVERY_PAGE, [subscriptionId, page.limit, offsetOf(page)]);
   return row ?? null;
 }
 
 /** How long a delivery that is over (delivered or failed) stays listed. */
 const DELIVERY_RETENTION_DAYS = 30;
 
-const PURGE_DELIVERIES = statement(
+const PURGE_DELIVERIES = statement<never, [retentionDays: number]>(
   'webhook_purge_deliveries',
   `delete from webhook_delivery
    where created_at < now() - make_interval(days => $1::int) and status <> 'pending'`,
@@ -156,7 +152,7 @@ export interface WebhookBacklog {
   oldestSeconds: number;
 }
 
-const BACKLOG = statement(
+const BACKLOG = statement<WebhookBacklog>(
   'webhook_backlog',
   `select count(*)::int as pending,
           coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as "oldestSeconds"
@@ -165,6 +161,6 @@ const BACKLOG = statement(
 
 /** How many messages wait to be delivered, and for how long the oldest has. */
 export async function webhookBacklog(sql: Queryable): Promise<WebhookBacklog> {
-  const [row] = await sql.query<WebhookBacklog>(BACKLOG, []);
+  const [row] = await sql.query(BACKLOG, []);
   return row ?? { pending: 0, oldestSeconds: 0 };
 }

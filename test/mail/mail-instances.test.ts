@@ -2,6 +2,7 @@
 // mail worker takes due mails with `for update skip locked` and a lease, so no mail is sent twice or lost.
 // (On the embedded database: one instance, which is one session.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statement } from '../../src/db/sql.ts';
 import { instancesTitle, useTwoInstances } from '../support/instances.ts';
 import { upcomingOpenDay } from '../support/museum.ts';
 import { eventually } from '../support/receiver.ts';
@@ -33,13 +34,12 @@ describe(`mail on ${instancesTitle}`, () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     for (const address of addresses)
       expect(smtp!.received.filter((mail) => mail.to.includes(address))).toHaveLength(1);
-    const [row] = await instances.museum.deps.db.sql.query<{ sent: number; attempts: number }>(
-      {
-        name: 'test_mail_sent_once',
-        text: `select count(*)::int as sent, sum(attempts)::int as attempts from mail
+    const [row] = await instances.museum.deps.db.sql.query(
+      statement<{ sent: number; attempts: number }, [recipients: string[]]>(
+        'test_mail_sent_once',
+        `select count(*)::int as sent, sum(attempts)::int as attempts from mail
                where recipient = any($1::text[]) and status = 'sent'`,
-        mayBeStale: false,
-      },
+      ),
       [addresses],
     );
     expect(row).toEqual({ sent: 30, attempts: 30 });

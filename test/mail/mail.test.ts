@@ -5,6 +5,7 @@
 // down, saying "later" or "never", or slow; copies on request, limited; no address in any log line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { statement } from '../../src/db/sql.ts';
 import { createLogger } from '../../src/logger.ts';
 import { placedOrder } from '../support/actions.ts';
 import { addGateAccount, eventBody, startMuseum, type TestMuseum, upcoming } from '../support/museum.ts';
@@ -201,14 +202,13 @@ describe('the tickets mail', () => {
       body: { email, lines: [{ ticketType: 'general', ticketDate: closedDay, quantity: 1 }] },
     });
     expect(soldOut.status).toBe(400);
-    const [row] = await museum.deps.db.sql.query<{ count: string }>(
-      {
-        name: 'test_mail_to',
+    const [row] = await museum.deps.db.sql.query(
+      statement<{ count: string }, [email: string]>(
+        'test_mail_to',
         // A mail queued, or owed by a ticket sold on its own.
-        text: `select (select count(*) from mail where recipient = $1)
+        `select (select count(*) from mail where recipient = $1)
                     + (select count(*) from ticket where email = $1 and mail_owed) as count`,
-        mayBeStale: false,
-      },
+      ),
       [email],
     );
     expect(Number(row!.count)).toBe(0);
@@ -433,12 +433,11 @@ describe('sending a ticket again', () => {
     expect((await museum.rest('POST', `/tickets/${ticketId}/resend`)).status).toBe(202);
     const [, copy] = await mailsArrive(email, 2);
     expect(copy!.parsed.text).toContain(`order ${orderId}`);
-    const [row] = await museum.deps.db.sql.query<{ copies: number }>(
-      {
-        name: 'test_order_copies',
-        text: 'select count(*)::int as copies from mail where order_id = $1::uuid and resent',
-        mayBeStale: false,
-      },
+    const [row] = await museum.deps.db.sql.query(
+      statement<{ copies: number }, [orderId: string]>(
+        'test_order_copies',
+        'select count(*)::int as copies from mail where order_id = $1::uuid and resent',
+      ),
       [orderId],
     );
     expect(row!.copies).toBe(1);

@@ -18,14 +18,13 @@ afterAll(() => stripe?.close());
 const instances = useTwoInstances(() => ({ ...stripeEnv(stripe.url), MUSEUM_DAILY_CAPACITY: '10' }));
 const post = (n: number, path: string, body: unknown) => instances.send(n, 'POST', path, { body });
 
-const COUNTS = statement(
+const COUNTS = statement<{ counter: number; held: number }, [day: string]>(
   'test_general_counts',
   `select (select sold from ticket_sales where scope = 'general' and date = $1::date) as counter,
           (select count(*)::int from ticket where ticket_type = 'general' and ticket_date = $1::date
              and cancelled_at is null) as held`,
 );
-const counts = async (day: string) =>
-  (await instances.museum.deps.db.sql.query<{ counter: number; held: number }>(COUNTS, [day]))[0]!;
+const counts = async (day: string) => (await instances.museum.deps.db.sql.query(COUNTS, [day]))[0]!;
 
 const END_HOLDS = statement(
   'test_end_holds',

@@ -91,7 +91,7 @@ export const paidEvent = (
   type: StripeEvent['type'] = 'checkout.session.completed',
 ): StripeEvent => stripe.event(type, stripe.pay(sessionOf(stripe, orderId).id));
 
-const END_HOLD = statement(
+const END_HOLD = statement<never, [orderId: string]>(
   'test_end_hold',
   "update ticket_order set expires_at = now() - interval '1 second' where id = $1::uuid",
 );
@@ -104,7 +104,14 @@ export async function endHold(museum: TestMuseum, orderId: string): Promise<void
   await museum.deps.db.sql.query(END_HOLD, [orderId]);
 }
 
-const ORDER_ROW = statement(
+interface OrderRow {
+  status: string;
+  paidAmount: number | null;
+  paymentIntent: string | null;
+  heldTickets: number;
+}
+
+const ORDER_ROW = statement<OrderRow, [orderId: string]>(
   'test_order_row',
   `select status, paid_amount as "paidAmount", payment_intent as "paymentIntent",
           (select count(*)::int from ticket t where t.order_id = o.id and t.cancelled_at is null) as "heldTickets"
@@ -113,29 +120,26 @@ const ORDER_ROW = statement(
 
 /** An order as the database has it. */
 export async function orderRow(museum: Pick<TestMuseum, 'deps'>, orderId: string) {
-  const [row] = await museum.deps.db.sql.query<{
-    status: string;
-    paidAmount: number | null;
-    paymentIntent: string | null;
-    heldTickets: number;
-  }>(ORDER_ROW, [orderId]);
+  const [row] = await museum.deps.db.sql.query(ORDER_ROW, [orderId]);
   return row;
 }
 
-const REFUNDS = statement(
+interface RefundRow {
+  amount: number;
+  reason: string;
+  status: string;
+  attempts: number;
+  lastError: string | null;
+}
+
+const REFUNDS = statement<RefundRow, [orderId: string]>(
   'test_refunds',
   `select amount, reason, status, attempts, last_error as "lastError" from refund where order_id = $1::uuid
    order by created_at`,
 );
 
 export async function refundRows(museum: Pick<TestMuseum, 'deps'>, orderId: string) {
-  return museum.deps.db.sql.query<{
-    amount: number;
-    reason: string;
-    status: string;
-    attempts: number;
-    lastError: string | null;
-  }>(REFUNDS, [orderId]);
+  return museum.deps.db.sql.query(REFUNDS, [orderId]);
 }
 
 /** A Stripe event as `fetch` options for a server process's webhook, signed now. */
