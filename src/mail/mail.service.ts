@@ -12,11 +12,15 @@ import {
 /** Copies of an order's tickets mail that may be asked for within an hour. */
 export const RESENDS_PER_HOUR = 5;
 
-interface OrderForResend {
-  status: string;
+/** What decides whether a copy may be sent: the buyer's data erased, the copies of the last hour. */
+interface ResendWindow {
   erased: boolean;
   resent: number;
   freeInSeconds: number | null;
+}
+
+interface OrderForResend extends ResendWindow {
+  status: string;
 }
 
 // Owner or staff ($2) only; the lock orders concurrent requests for copies of one order, so the limit holds.
@@ -34,13 +38,10 @@ const HOLD_ORDER_FOR_RESEND = statement<
    for update of o`,
 );
 
-interface TicketForResend {
+interface TicketForResend extends ResendWindow {
   orderId: string | null;
   cancelled: boolean;
   awaitingPayment: boolean;
-  erased: boolean;
-  resent: number;
-  freeInSeconds: number | null;
 }
 
 // A ticket of the viewer's ($2: staff, anyone's), locked as its order is above, with the copies of its own
