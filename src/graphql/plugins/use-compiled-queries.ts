@@ -96,15 +96,18 @@ export function useCompiledQueries(
     }
     return found;
   };
-  /** The runs graphql-jit takes (its `enableIf` said yes), to be handed the schema it compiles against. */
-  const compiledRuns = new WeakSet<ExecutionArgs>();
+  /**
+   * The runs on which graphql-jit compiles (a document's second; later runs find it compiled, by the
+   * document, whatever schema they carry), to be handed the schema it compiles against.
+   */
+  const compilingRuns = new WeakSet<ExecutionArgs>();
   const compiles = (args: ExecutionArgs) => {
     const document = traitsFor(args.document);
     const context = args.contextValue as OperationContext;
     if (!document.oneOperation || (document.incremental && context.incremental)) return false;
     if (getOperationAST(args.document, args.operationName)?.operation !== 'query') return false;
     if (++document.runs < 2) return false;
-    if (!document.introspects) compiledRuns.add(args);
+    if (document.runs === 2 && !document.introspects) compilingRuns.add(args);
     return true;
   };
   return [
@@ -120,7 +123,7 @@ export function useCompiledQueries(
     useGraphQlJit({ disableLeafSerialization: true }, { enableIf: compiles, onError: () => {} }),
     {
       onExecute({ args, executeFn, setExecuteFn }) {
-        if (!compiledRuns.has(args)) return;
+        if (!compilingRuns.has(args)) return;
         plainSchema ??= compilationSchema(schema, plainScalars);
         const compiledAgainst = plainSchema;
         setExecuteFn((run) => executeFn({ ...run, schema: compiledAgainst }));
