@@ -1,5 +1,11 @@
 import type { GetEnvelopedFn } from '@envelop/core';
-import { type ExecutionResult, GraphQLError, getOperationAST, type OperationDefinitionNode } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  GraphQLError,
+  getOperationAST,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { RequestContext } from '../context.ts';
 import type { HttpRequest } from '../protocol/request.ts';
 import { releaseRequestCaches } from './builder.ts';
@@ -16,8 +22,12 @@ export type OperationResult = ExecutionResult | AsyncIterable<ExecutionResult>;
 export interface RunOptions {
   /** The HTTP method the operation counts as (a REST route's; HEAD is a GET): no mutation over GET. */
   method?: string;
-  /** The document is the service's own (a REST route's): trusted, whatever MUSEUM_TRUSTED_DOCUMENTS_ONLY says. */
-  trusted?: boolean;
+  /**
+   * The service's own document, parsed and validated at start-up (a REST route's, src/rest/compiled-routes.ts):
+   * trusted whatever MUSEUM_TRUSTED_DOCUMENTS_ONLY says, and run as yoga's SOFA plugin runs its documents,
+   * through the engine's context and execution without being parsed or validated again.
+   */
+  document?: DocumentNode;
   /**
    * The transport can deliver a result in parts (multipart/mixed, server-sent events, WebSocket): @defer and
    * @stream are honoured. Otherwise they are ignored and the whole result comes at once.
@@ -76,7 +86,7 @@ const typeOf = (value: unknown) => (value === null ? 'null' : Array.isArray(valu
  * say (yoga's messages; a trusted document's id made its text; the token limit) and hands the operation to
  * the engine, yoga's enveloped execution, whose plugins apply each rule once for every transport
  * (src/graphql/plugins/): the prepared document (parsed, validated with the limits, compiled from its second
- * run), the auth gate and the trusted-documents rule, the deadline, span and metric, the error mask. No
+ * run; a REST route's is parsed and validated at start-up, as SOFA's are), the auth gate and the trusted-documents rule, the deadline, span and metric, the error mask. No
  * mutation over GET; the per-request caches are released when it ends.
  */
 export function operationRunner(options: OperationRunnerOptions): RunOperation {
@@ -131,16 +141,18 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
   return async (
     transport,
     params,
-    { method = transport.method, trusted = false, incremental = false } = {},
+    { method = transport.method, incremental = false, document: prepared } = {},
   ) => {
     let context: OperationContext | undefined;
     try {
-      // A REST route's parameters are the service's own, built by its adapter: only a client's are checked.
-      const source = trusted ? { query: params.query as string, trusted: true } : sourceOf(params);
-      const tooLong = tokenCheck(source.query);
-      if (tooLong) return { errors: [tooLong] };
+      // A client's parameters are checked here; a REST route's document was checked at start-up.
+      const source = prepared ? { document: prepared, trusted: true } : sourceOf(params);
+      if ('query' in source) {
+        const tooLong = tokenCheck(source.query);
+        if (tooLong) return { errors: [tooLong] };
+      }
       const engine = getEnveloped({ trustedDocument: source.trusted, incremental } as OperationContext);
-      const document = engine.parse(source.query);
+      const document = 'query' in source ? engine.parse(source.query) : source.document;
       const operationName = (params.operationName as string | null | undefined) ?? undefined;
       const operation = getOperationAST(document, operationName);
       if (!operation)
@@ -153,8 +165,10 @@ export function operationRunner(options: OperationRunnerOptions): RunOperation {
         throw requestError('Can only perform a mutation operation from a POST request.', 405, 'BAD_REQUEST', {
           Allow: 'POST',
         });
-      const invalid = engine.validate(engine.schema, document);
-      if (invalid.length > 0) return { errors: invalid.map(withoutAddressesShown) };
+      if ('query' in source) {
+        const invalid = engine.validate(engine.schema, document);
+        if (invalid.length > 0) return { errors: invalid.map(withoutAddressesShown) };
+      }
       const made = options.contextOf(transport, operation.operation);
       const built = engine.contextFactory(made instanceof Promise ? await made : made);
       context = built instanceof Promise ? await built : built;

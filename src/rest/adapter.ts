@@ -73,8 +73,9 @@ const allowedMethods = (methods: string[]) =>
 
 /**
  * The REST adapter: matches a route, turns the request into the variables of the route's GraphQL operation
- * and runs it on the one operation path (src/graphql/operations.ts), so authentication, validation, error
- * masking and limits are exactly GraphQL's; the root field's value becomes the answer. Known paths with
+ * (its document parsed and validated once, at start-up) and runs it on the one operation path
+ * (src/graphql/operations.ts), so authentication, variable checks, error masking and limits are exactly
+ * GraphQL's; the root field's value becomes the answer. Known paths with
  * another method get 405 (`Allow` naming the routes' methods); HEAD answers as GET without the body, OPTIONS
  * 204 with `Allow`; unknown paths 404.
  */
@@ -114,8 +115,8 @@ export function createRestHandler(
       }
     }
     if (route.payments) variables.payments = options.payments;
-    const operation = { query: route.document, variables, operationName: route.operationId };
-    const result = await runOperation(request, operation, { method, trusted: true });
+    const operation = { variables, operationName: route.operationId };
+    const result = await runOperation(request, operation, { method, document: route.parsed });
     if (Symbol.asyncIterator in result) throw new Error(`Route ${route.operationId} is a subscription`);
     if (result.errors?.length) return problemFromErrors(result.errors, logger);
     return routeAnswer(request, query, route, variables, result, method);
