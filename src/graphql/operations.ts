@@ -86,8 +86,9 @@ const typeOf = (value: unknown) => (value === null ? 'null' : Array.isArray(valu
  * say (yoga's messages; a trusted document's id made its text; the token limit) and hands the operation to
  * the engine, yoga's enveloped execution, whose plugins apply each rule once for every transport
  * (src/graphql/plugins/): the prepared document (parsed, validated with the limits, compiled from its second
- * run; a REST route's is parsed and validated at start-up, as SOFA's are), the auth gate and the trusted-documents rule, the deadline, span and metric, the error mask. No
- * mutation over GET; the per-request caches are released when it ends.
+ * run; a REST route's is parsed and validated at start-up, as SOFA's are), the auth gate and the
+ * trusted-documents rule, the deadline, span and metric, the error mask. No mutation over GET; the
+ * per-request caches are released when it ends.
  */
 export function operationRunner(options: OperationRunnerOptions): RunOperation {
   const { getEnveloped, mask, tokenCheck, trustedDocuments } = options;
