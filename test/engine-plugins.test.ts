@@ -21,10 +21,18 @@ const describeOperation = (args: ExecutionArgs) => {
   const operation = getOperationAST(args.document, args.operationName);
   return `${operation?.operation} ${operation?.name?.value ?? '(anonymous)'}`;
 };
+/** The documents the engine parsed and validated for the operations above, in order. */
+const checked: string[] = [];
 /** While set, the plugin answers every operation itself, as a cache or a guard would. */
 let refuseAll = false;
 
 const watching: Plugin = {
+  onParse() {
+    checked.push('parse');
+  },
+  onValidate() {
+    checked.push('validate');
+  },
   onExecute({ args, setResultAndStopExecution }) {
     seen.push(describeOperation(args));
     if (refuseAll)
@@ -57,6 +65,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   seen.length = 0;
+  checked.length = 0;
   refuseAll = false;
 });
 
@@ -67,6 +76,24 @@ describe('an engine plugin', () => {
     });
     expect(answer.status).toBe(200);
     expect(seen).toEqual(['query getSpecialEvent']);
+  });
+
+  it("runs a REST route's start-up document without parsing or validating it again, as SOFA does", async () => {
+    for (let run = 0; run < 2; run++) {
+      const answer = await fetch(`${baseUrl}/special-events/${eventId}`, {
+        headers: { authorization: VISITOR_AUTH },
+      });
+      expect(answer.status).toBe(200);
+    }
+    expect(seen).toEqual(['query getSpecialEvent', 'query getSpecialEvent']);
+    expect(checked).toEqual([]);
+    const posted = await fetch(`${baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { authorization: VISITOR_AUTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'query Mine { me { name } }' }),
+    });
+    expect(posted.status).toBe(200);
+    expect(checked).toEqual(['parse', 'validate']);
   });
 
   it('sees GraphQL over POST and over GET', async () => {
