@@ -20,7 +20,8 @@ export function isLocalTime(value: string): boolean {
 // Days since 1970-01-01 and back, by the proleptic Gregorian calendar's arithmetic (H. Hinnant's
 // days_from_civil and civil_from_days): no Date object, exact for every year from 1 to 9999, and cheap
 // enough for the hours' walk over a page of days.
-function toEpochDay(date: string): number {
+/** Days from 1970-01-01 to `date` (negative before it). */
+export function toEpochDay(date: string): number {
   const month = Number(date.slice(5, 7));
   const year = Number(date.slice(0, 4)) - (month <= 2 ? 1 : 0);
   const era = Math.floor(year / 400);
@@ -31,7 +32,8 @@ function toEpochDay(date: string): number {
   return era * 146_097 + dayOfEra - 719_468;
 }
 
-function fromEpochDay(epochDay: number): string {
+/** The date `epochDay` days after 1970-01-01, as YYYY-MM-DD. */
+export function fromEpochDay(epochDay: number): string {
   const days = epochDay + 719_468;
   const era = Math.floor(days / 146_097);
   const dayOfEra = days - era * 146_097;

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { addDays, daysBetween, isoWeekday, LAST_DATE, toLocalTime } from '../common/dates.ts';
+import { fromEpochDay, isoWeekday, LAST_DATE, toEpochDay, toLocalTime } from '../common/dates.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
 import { type Queryable, statement } from '../db/sql.ts';
 import { DayHours, WeeklyHours } from './hours.entity.ts';
@@ -55,7 +55,8 @@ export async function listOpenDays(sql: Queryable, startDate: string, page: Page
     if (row.dayOffset === null) weekly[row.weekday!] = row;
     else ownHours.set(row.dayOffset, row);
   }
-  const days = Math.min(HOURS_HORIZON_DAYS, daysBetween(startDate, LAST_DATE) + 1);
+  const startDay = toEpochDay(startDate);
+  const days = Math.min(HOURS_HORIZON_DAYS, toEpochDay(LAST_DATE) - startDay + 1);
   const skip = offsetOf(page);
   const wanted = skip + page.limit;
   const openDays: MuseumDay[] = [];
@@ -65,7 +66,11 @@ export async function listOpenDays(sql: Queryable, startDate: string, page: Page
     weekday = weekday === 7 ? 1 : weekday + 1;
     if (!hours?.timeOpen || !hours.timeClose) continue;
     if (open++ >= skip)
-      openDays.push({ date: addDays(startDate, day), timeOpen: hours.timeOpen, timeClose: hours.timeClose });
+      openDays.push({
+        date: fromEpochDay(startDay + day),
+        timeOpen: hours.timeOpen,
+        timeClose: hours.timeClose,
+      });
   }
   return openDays;
 }

@@ -55,6 +55,21 @@ describe('GET /museum-hours', () => {
     expect(past.body).toEqual([]);
   });
 
+  it('ends with the last date a YYYY-MM-DD string can name', async () => {
+    // 9999-12-27 is a Monday: the week's open days up to 9999-12-31, a Friday, and nothing after it.
+    const { status, body } = await museum.rest('GET', '/museum-hours?startDate=9999-12-27&limit=30');
+    expect(status).toBe(200);
+    expect(body.map((day: { date: string }) => day.date)).toEqual([
+      '9999-12-27',
+      '9999-12-28',
+      '9999-12-29',
+      '9999-12-30',
+      '9999-12-31',
+    ]);
+    const leapDay = await museum.rest('GET', '/museum-hours?startDate=2028-02-28&limit=2');
+    expect(leapDay.body.map((day: { date: string }) => day.date)).toEqual(['2028-02-28', '2028-02-29']);
+  });
+
   it('links the first, previous and next pages (RFC 8288)', async () => {
     const start = upcoming([1]);
     const { headers } = await museum.rest('GET', `/museum-hours?startDate=${start}&page=2&limit=5`);
