@@ -1,6 +1,6 @@
 // Attacks on logins: bursts of guesses sent at once, lock-out used as a weapon, bytes the database refuses.
 // Every failed login and lock-out leaves an audit line; the password never reaches the log.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOGIN_THROTTLE } from '../../src/accounts/throttling.ts';
 import { basic, STAFF } from '../support/museum.ts';
 import { logLines, type RunningServer, spawnServerFor } from '../support/server.ts';
@@ -115,8 +115,17 @@ describe('the audit trail', () => {
   it('logs failed logins and lock-outs, without the password', async () => {
     for (let i = 0; i < LOGIN_THROTTLE.pairLimit + 1; i++)
       await get(basic('audited', `secret-guess-${i}`), '10.7.0.1');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const lines = logLines(server);
+    // The log is written by another process: wait for the lock-out's line, the last one, to reach the file.
+    const lines = await vi.waitFor(
+      () => {
+        const written = logLines(server);
+        expect(
+          written.some((line) => line.message === 'login locked out' && line.account === 'audited'),
+        ).toBe(true);
+        return written;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     const failed = lines.filter((line) => line.message === 'login failed' && line.account === 'audited');
     expect(failed).toHaveLength(LOGIN_THROTTLE.pairLimit);
     expect(failed[0]).toMatchObject({ level: 'warn', address: '10.7.0.1' });
