@@ -83,6 +83,29 @@ const EXIT_PROBE = `data:text/javascript,${encodeURIComponent(`
     console.error('LOADED ' + JSON.stringify({ typeScriptStripper: loaded.includes('amaro'), undici: loaded.includes('undici') }));
   });`)}`;
 
+describe('SIGTERM while the docs bundle is being compressed at its best', () => {
+  const museum = useMuseum();
+
+  // Its first brotli answer starts the best compression (~12 s of one core for 4.3 MB) in the background. A
+  // process exits only once its thread pool's running task has ended: fed in one piece, that task was the
+  // whole compression, and the server took 6–9 s to exit (over a minute under CI's load, failing a hook).
+  it('exits within seconds, not after the compression', async () => {
+    const server = await spawnServerFor(museum);
+    try {
+      const bundle = await fetch(`${server.url}/docs/assets/scalar-standalone.js`, {
+        headers: { 'accept-encoding': 'br' },
+      });
+      expect(bundle.headers.get('etag')).toMatch(/-br5"$/);
+      await bundle.arrayBuffer();
+    } finally {
+      const asked = Date.now();
+      expect(await server.stop()).toBe(0);
+      // ~0.5 s here now, against 6–9 s before.
+      expect(Date.now() - asked).toBeLessThan(3_000);
+    }
+  });
+});
+
 describe('npm start on the embedded default', () => {
   let dataDir: string;
   beforeAll(async () => {
