@@ -30,6 +30,7 @@ import { prepareDatabase } from './prepare.ts';
 import { runRetention } from './privacy/privacy.service.ts';
 import { createRestHandler } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
+import { createCallOff } from './tickets/call-off.ts';
 import { purgeExpiredKeys } from './tickets/idempotency.ts';
 import { operationSpans } from './tracing.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
@@ -243,6 +244,7 @@ export async function openMuseum(
       webhooks,
       payments,
       mail,
+      callOff: createCallOff({ payments, mail }),
       forgetMails: (mailIds) => transport.forget(mailIds),
     };
     // Personal data past MUSEUM_RETENTION_DAYS is erased once a museum day, by whichever instance comes first.

@@ -11,6 +11,7 @@ import type { Mailer } from './mail/mailer.ts';
 import type { Payments } from './payments/payments.ts';
 import type { ForgetMails } from './privacy/privacy.service.ts';
 import type { HttpRequest } from './protocol/request.ts';
+import type { CallOff } from './tickets/call-off.ts';
 import type { Dispatcher } from './webhooks/dispatcher.ts';
 
 /** What the app is built from; passed in, never imported as module state. */
@@ -30,6 +31,8 @@ export interface AppDeps {
   payments?: Payments;
   /** This instance's mail worker (src/mail/mailer.ts): told when a transaction queued a mail. */
   mail?: Mailer;
+  /** The museum's own cancellations: tickets of an event deleted, of dates dropped, of a day closed. */
+  callOff: CallOff;
   /** Removes what the mail transport keeps of these mails outside the database (`.eml` files), after an erasure. */
   forgetMails: ForgetMails;
   /** What the domains count themselves (check-ins by outcome, tickets sold); absent while metrics are off. */

@@ -28,7 +28,6 @@ const CHECK_IN = statement<
        and not t.awaiting_payment and t.ticket_date = $2::date
        and (t.entry_time is null
             or $3::int between ${minuteOf('t.entry_time')} - $4::int and ${minuteOf('t.entry_end')} + $4::int)
-       and not exists (select from special_event e where e.id = t.event_id and e.deleted_at is not null)
      returning t.id, t.checked_in_at)
    select ${TICKET_VIEW_COLUMNS}, to_char(t.entry_end, 'HH24:MI') as "entryEnd",
           ${rfc3339('a.checked_in_at')} as "admittedAt"
@@ -68,7 +67,13 @@ function refusalOf(row: TicketRow, at: ScanTime): CheckInResult | null {
   if (row.checkedInAt !== null)
     return refused('already_checked_in', row, `already checked in at ${row.checkedInAt}`);
   if (row.status === 'cancelled')
-    return refused('cancelled', row, 'cancelled: this ticket was cancelled and admits no one');
+    return refused(
+      'cancelled',
+      row,
+      row.cancelledBy === 'museum'
+        ? `cancelled by the museum: ${row.cancellationReason ?? 'the visit was called off'}; the ticket admits no one`
+        : 'cancelled: this ticket was cancelled and admits no one',
+    );
   if (row.status === 'pending')
     return refused(
       'not_paid',

@@ -39,3 +39,16 @@ export const textField = (max: number) =>
     .refine((value) => !value.includes('\u0000'), 'must not contain the NUL character')
     .refine((value) => value.isWellFormed(), 'must be valid Unicode text (no lone surrogates)')
     .meta({ minLength: 1, maxLength: max, pattern: '\\S', allOf: [{ pattern: '^[^\\u0000]*$' }] });
+
+/**
+ * An optional free text of at most `max` characters (a reason given to buyers): anything a required text field
+ * takes, blank or left out meaning none.
+ */
+export const optionalTextField = (max: number) =>
+  z
+    .string()
+    .refine((value) => characterCount(value) <= max, `must be at most ${max} characters`)
+    .refine((value) => !value.includes('\u0000'), 'must not contain the NUL character')
+    .refine((value) => value.isWellFormed(), 'must be valid Unicode text (no lone surrogates)')
+    .meta({ maxLength: max, allOf: [{ pattern: '^[^\\u0000]*$' }] })
+    .nullish();

@@ -6,12 +6,13 @@ import type { PGlite } from '@electric-sql/pglite';
 import { DeadlockException } from '@mikro-orm/core';
 import type { EntityManager, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { CompiledQuery, type Kysely } from 'kysely';
 import pg, { type Pool } from 'pg';
 import { type Connection, ormConfig } from '../../mikro-orm.config.ts';
 import type { Config, PostgresSettings } from '../config.ts';
 import { freshCluster } from './fresh-cluster.ts';
 import { createReplicas, type Replicas } from './replicas.ts';
-import { createSql, type Sql } from './sql.ts';
+import { createSql, type Queryable, type Sql } from './sql.ts';
 
 export interface Database {
   kind: Config['database']['kind'];
@@ -213,6 +214,26 @@ async function checkListen(pool: Pool, database: PostgresSettings): Promise<void
 }
 
 export class DatabaseInUseError extends Error {}
+
+/**
+ * The typed statements of src/db/sql.ts inside a MikroORM transaction, on its connection: for a change that
+ * writes entities and rows of the other domains in one transaction (an event's dates dropped, and their
+ * tickets called off). Failures are MikroORM's exceptions, as the entities' are, so retryOnDeadlock sees them.
+ */
+export function statementsIn(tx: EntityManager): Queryable {
+  const context = tx.getTransactionContext<Kysely<unknown>>();
+  if (!context) throw new Error('statementsIn needs an EntityManager inside a transaction');
+  return {
+    async query(statement, values) {
+      try {
+        const result = await context.executeQuery(CompiledQuery.raw(statement.text, [...values]));
+        return result.rows as never[];
+      } catch (error) {
+        throw tx.getDriver().convertException(error as Error);
+      }
+    },
+  };
+}
 
 /**
  * Runs a transaction again when PostgreSQL aborted it to break a deadlock (40P01): writers of the shared

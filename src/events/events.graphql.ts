@@ -13,6 +13,8 @@ import { eventKeySchema, eventRangeScope, readEventWindow } from './event-connec
 import { countEventsInRange, listEvents, resolveRange } from './event-list.ts';
 import { type EventPriceView, loadEventPrices, loadOwnPrices } from './event-prices.ts';
 import {
+  CANCELLATION_REASON_MAX,
+  cancellationReasonSchema,
   type EventChanges,
   eventChangesSchema,
   eventFieldsSchema,
@@ -124,6 +126,10 @@ export const UpdateSpecialEventInput = builder.inputType('UpdateSpecialEventInpu
         'Tickets per event date; null: unlimited. Lower than the tickets sold for a date: CONFLICT.',
     }),
     prices: t.field({ type: [EventPriceInput], required: false, description: PRICES_INPUT_DESCRIPTION }),
+    cancellationReason: t.string({
+      required: false,
+      description: `Why the tickets of the dates that \`dates\` drops are called off (at most ${CANCELLATION_REASON_MAX} characters): told to their buyers, who are refunded. Not a change of its own.`,
+    }),
   }),
   validate: eventChangesSchema,
 });
@@ -259,17 +265,41 @@ builder.mutationFields((t) => ({
       ifMatch: t.arg.string({ required: false, description: IF_MATCH_DESCRIPTION }),
     },
     // The validation plugin has checked input against eventChangesSchema: no field is null.
-    resolve: (_root, { eventId, input, ifMatch }, { deps }) =>
-      updateEvent(deps.db.fork(), eventId, input as EventChanges, ifMatch, deps.feed),
+    resolve: async (_root, { eventId, input, ifMatch }, { deps }) => {
+      const { cancellationReason, ...changes } = input as EventChanges;
+      const { event, dropped } = await updateEvent(
+        deps.db.fork(),
+        eventId,
+        changes,
+        ifMatch,
+        deps.feed,
+        (tx, dates) => deps.callOff.eventTickets(tx, eventId, dates, cancellationReason),
+      );
+      if (dropped) deps.callOff.committed(dropped);
+      return event;
+    },
   }),
   deleteSpecialEvent: t.boolean({
     description:
-      'Deletes a special event (staff only): it disappears from every read and its sold tickets become cancelled. Returns true; an unknown or already deleted event is a NOT_FOUND error.',
+      "Deletes a special event (staff only): it disappears from every read, and the museum calls off its tickets not used yet: each becomes cancelled (cancelledBy museum, with the reason), what was paid for it is refunded once, a pending order's payment page is replaced or expired, and each buyer is mailed once per order. Webhook subscribers get the event once more, with `cancelled: true`. Returns true; an unknown or already deleted event is a NOT_FOUND error.",
     authScopes: { staff: true },
     args: {
       eventId: t.arg({ type: 'UUID', description: 'Identifier of the event to delete.' }),
       ifMatch: t.arg.string({ required: false, description: IF_MATCH_DESCRIPTION }),
+      reason: t.arg.string({
+        required: false,
+        description: `Why the event is called off (at most ${CANCELLATION_REASON_MAX} characters): told to every buyer, and shown on their tickets.`,
+      }),
     },
-    resolve: (_root, { eventId, ifMatch }, { deps }) => deleteEvent(deps.db.fork(), eventId, ifMatch),
+    // Loose: the other arguments pass through as they are.
+    validate: z.looseObject({ reason: cancellationReasonSchema }),
+    resolve: async (_root, { eventId, ifMatch, reason }, { deps }) => {
+      const dropped = await deleteEvent(deps.db.fork(), eventId, ifMatch, reason, (tx, dates) =>
+        deps.callOff.eventTickets(tx, eventId, dates, reason),
+      );
+      deps.callOff.committed(dropped);
+      deps.webhooks?.wake();
+      return true;
+    },
   }),
 }));

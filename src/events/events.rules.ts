@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { priceSchema } from '../common/money.ts';
 import { paginationSchema } from '../common/pagination.ts';
-import { textField } from '../common/text.ts';
+import { optionalTextField, textField } from '../common/text.ts';
 import { eventPricesSchema } from '../prices/prices.rules.ts';
 
 export const MAX_EVENT_DATES = 366;
@@ -42,12 +42,22 @@ export const eventFieldsSchema = z.object({
 
 export type EventFields = z.infer<typeof eventFieldsSchema>;
 
-/** A change to an event: any non-empty subset of the five fields, each with the rules of create. */
+/** Why the museum calls tickets off (an event deleted, dates dropped, a day closed): told to their buyers. */
+export const CANCELLATION_REASON_MAX = 500;
+export const cancellationReasonSchema = optionalTextField(CANCELLATION_REASON_MAX);
+
+/**
+ * A change to an event: any non-empty subset of the writable fields, each with the rules of create, and why
+ * the tickets of dates it drops are called off.
+ */
 export const eventChangesSchema = eventFieldsSchema
   .partial()
-  .refine((changes) => Object.values(changes).some((value) => value !== undefined), {
-    message: 'must give at least one of name, location, eventDescription, dates, price, capacity, prices',
-  })
+  .extend({ cancellationReason: cancellationReasonSchema })
+  .refine(
+    ({ cancellationReason: _reason, ...changes }) =>
+      Object.values(changes).some((value) => value !== undefined),
+    { message: 'must give at least one of name, location, eventDescription, dates, price, capacity, prices' },
+  )
   .meta({ minProperties: 1 });
 
 export type EventChanges = z.infer<typeof eventChangesSchema>;

@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ifMatchAllows } from '../common/entity-tags.ts';
 import { conflict, notFound, preconditionFailed } from '../common/errors.ts';
-import { retryOnDeadlock } from '../db/database.ts';
+import { retryOnDeadlock, statementsIn } from '../db/database.ts';
 import { type Queryable, statement } from '../db/sql.ts';
 import { queueEventMessages } from '../webhooks/outbox.ts';
 import { EventDate, EventPrice, SpecialEvent } from './event.entity.ts';
@@ -49,6 +49,12 @@ export function dateRows(em: EntityManager, event: SpecialEvent, dates: readonly
     }),
   );
 }
+
+/**
+ * What becomes of the tickets of the dates an event loses (null: all of them, the event is deleted), in the
+ * change's transaction: the museum calls them off (src/tickets/call-off.ts, which the events cannot import).
+ */
+export type DroppedDates<T> = (tx: Queryable, dates: string[] | null) => Promise<T>;
 
 /** Told of each event created or changed once its transaction has committed: the event feed (event-feed.ts). */
 export interface CommittedEvents {
@@ -159,16 +165,26 @@ async function lockForChange(
  * carry a copy of the name and each date's predecessor: a new name is copied to them, new dates replace them all.
  * Once the change has committed, `feed` is told.
  */
-export async function updateEvent(
+export async function updateEvent<T>(
   em: EntityManager,
   eventId: string,
   changes: EventChanges,
   ifMatch: string | null | undefined,
   feed: CommittedEvents,
-): Promise<EventView> {
+  dropped: DroppedDates<T>,
+): Promise<{ event: EventView; dropped: T | null }> {
   const changed = await retryOnDeadlock(() =>
     em.transactional(async (tx) => {
       const event = await lockForChange(tx, eventId, ifMatch);
+      let droppedTickets: T | null = null;
+      if (changes.dates !== undefined) {
+        const kept = new Set(changes.dates);
+        const gone = (await tx.find(EventDate, { event: eventId }))
+          .map((row) => row.date)
+          .filter((date) => !kept.has(date));
+        // Before a capacity is checked: the seats given back no longer count against it.
+        if (gone.length > 0) droppedTickets = await dropped(statementsIn(tx), gone);
+      }
       event.version += 1;
       if (changes.name !== undefined) event.name = changes.name;
       if (changes.location !== undefined) event.location = changes.location;
@@ -196,34 +212,46 @@ export async function updateEvent(
       );
       const view = { ...toEventView(refreshed), ownPrices: await ownPricesOf(tx, eventId) };
       await queueEventMessages(tx, view);
-      return view;
+      return { event: view, dropped: droppedTickets };
     }),
   );
-  feed.committed(changed);
+  feed.committed(changed.event);
   return changed;
 }
 
 /**
- * Soft delete: the event keeps its row (its sold tickets point at it and read as cancelled), and its date
- * rows leave the listing index, so the event is gone from every read and can no longer be bought.
+ * Soft delete: the event keeps its row (its tickets point at it), and its date rows leave the listing index,
+ * so the event is gone from every read and can no longer be bought. Its tickets not used yet are `dropped`
+ * (called off) in the same transaction, and webhook subscribers get the event once more, `cancelled`.
  */
-export async function deleteEvent(
+export async function deleteEvent<T>(
   em: EntityManager,
   eventId: string,
-  ifMatch?: string | null,
-): Promise<boolean> {
+  ifMatch: string | null | undefined,
+  reason: string | null | undefined,
+  dropped: DroppedDates<T>,
+): Promise<T> {
   return retryOnDeadlock(() =>
     em.transactional(async (tx) => {
-      if (ifMatch != null) await lockForChange(tx, eventId, ifMatch);
-      // One statement: of two concurrent deletes, the second finds the row already deleted and answers 404.
-      const deleted = await tx.nativeUpdate(
-        SpecialEvent,
-        { id: eventId, deletedAt: null },
-        { deletedAt: new Date() },
+      // Locked: of two concurrent deletes, the second waits, then finds the event deleted and answers 404;
+      // a purchase of it waits too, and then finds it gone.
+      const event = await lockForChange(tx, eventId, ifMatch);
+      const ticketsDropped = await dropped(statementsIn(tx), null);
+      const view = toEventView(
+        await tx.findOneOrFail(SpecialEvent, { id: eventId }, { populate: ['dates'] }),
       );
-      if (deleted === 0) throw noSuchEvent(eventId);
+      event.deletedAt = new Date();
+      await tx.flush();
       await tx.nativeUpdate(EventDate, { event: eventId }, { listed: false });
-      return true;
+      await queueEventMessages(
+        tx,
+        { ...view, ownPrices: await ownPricesOf(tx, eventId) },
+        {
+          cancelled: true,
+          cancellationReason: reason ?? null,
+        },
+      );
+      return ticketsDropped;
     }),
   );
 }

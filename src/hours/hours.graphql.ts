@@ -127,6 +127,16 @@ export const SetDayHoursInput = builder.inputType('SetDayHoursInput', {
       required: false,
       description: "True: its weekday's hours apply to the date again; leave out the times and closed.",
     }),
+    cancelTickets: t.boolean({
+      required: false,
+      description:
+        'True: call off the tickets the new hours no longer admit (closed: every ticket of the date, general and event; shorter hours: the timed tickets whose entry slot falls outside them), each refunded and its buyer mailed. Left out or false: such a change is refused (CONFLICT naming the date and how many tickets it would cancel).',
+    }),
+    reason: t.string({
+      required: false,
+      description:
+        'Why the tickets are called off (at most 500 characters; with cancelTickets): told to their buyers and shown on the tickets.',
+    }),
   }),
   validate: dayHoursSchema,
 });
@@ -146,10 +156,20 @@ builder.mutationFields((t) => ({
   setDayHours: t.field({
     type: DayScheduleType,
     description:
-      "Sets special hours for one date, closes it, or (regular: true) returns it to its weekday's hours (staff only). Applies at once to museumHours and to ticket sales.",
+      "Sets special hours for one date, closes it, or (regular: true) returns it to its weekday's hours (staff only). Applies at once to museumHours and to ticket sales. Hours that no longer admit tickets sold for the date are refused (CONFLICT) unless cancelTickets is true; a date before today cannot be closed (BAD_USER_INPUT).",
     authScopes: { staff: true },
     args: { input: t.arg({ type: SetDayHoursInput, description: 'The date and its new hours.' }) },
     // The validation plugin has checked input against dayHoursSchema.
-    resolve: (_root, { input }, { deps }) => setDayHours(deps.db.fork(), input as DayHoursInput),
+    resolve: async (_root, { input }, { deps }) => {
+      const day = input as DayHoursInput;
+      const { schedule, changed } = await setDayHours(deps.db.fork(), day, deps.clock.today(), (tx, hours) =>
+        deps.callOff.dayTickets(tx, day.date, hours, {
+          cancelTickets: day.cancelTickets === true,
+          reason: day.reason,
+        }),
+      );
+      deps.callOff.committed(changed);
+      return schedule;
+    },
   }),
 }));

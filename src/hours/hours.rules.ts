@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isLocalTime } from '../common/dates.ts';
+import { optionalTextField } from '../common/text.ts';
 
 /** Weekdays as the API spells them; ISO weekday = index + 1 (monday = 1 … sunday = 7). */
 export const WEEKDAYS = [
@@ -95,6 +96,8 @@ export const dayHoursSchema = z
     date: z.iso.date('must be a calendar date YYYY-MM-DD that exists'),
     ...dayTimesShape,
     regular: z.boolean().nullish(),
+    cancelTickets: z.boolean().nullish(),
+    reason: optionalTextField(500),
   })
   .superRefine((day, ctx) => {
     if (day.regular) {
@@ -106,6 +109,14 @@ export const dayHoursSchema = z
       return;
     }
     checkTimes(day, ctx, 'closed or regular is true');
+  })
+  .superRefine((day, ctx) => {
+    if (day.reason && !day.cancelTickets)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reason'],
+        message: 'is told to the buyers of tickets called off: give it with cancelTickets: true',
+      });
   });
 
 export type DayHoursInput = z.infer<typeof dayHoursSchema>;

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { fromEpochDay, isoWeekday, LAST_DATE, toEpochDay, toLocalTime } from '../common/dates.ts';
+import { invalidField } from '../common/errors.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
+import { retryOnDeadlock, statementsIn } from '../db/database.ts';
 import { type Queryable, statement } from '../db/sql.ts';
 import { DayHours, WeeklyHours } from './hours.entity.ts';
 import {
@@ -135,18 +137,42 @@ export async function scheduleOn(em: EntityManager, date: string): Promise<DaySc
   return { date, ...scheduleTimes(weekly), regular: true };
 }
 
-/** Sets special hours or closes one date, or (`regular`) lets the weekly schedule apply to it again. */
-export async function setDayHours(em: EntityManager, input: DayHoursInput): Promise<DaySchedule> {
-  return em.transactional(async (tx) => {
-    if (input.regular) {
-      await tx.nativeDelete(DayHours, { date: input.date });
-    } else {
-      await tx.upsert(DayHours, {
-        date: input.date,
-        timeOpen: input.closed ? null : input.timeOpen!,
-        timeClose: input.closed ? null : input.timeClose!,
-      });
-    }
-    return scheduleOn(tx, input.date);
-  });
+/** A date's hours as they are once a change applies: closed, or open from `timeOpen` to `timeClose`. */
+export interface HoursOfDate {
+  timeOpen: string | null;
+  timeClose: string | null;
+}
+
+/**
+ * Sets special hours or closes one date, or (`regular`) lets the weekly schedule apply to it again. In the
+ * same transaction, `changed` is told the date's hours as they now are: it calls off the tickets they no
+ * longer admit, or refuses (and so undoes) the change (src/tickets/call-off.ts, which hours cannot import).
+ * A date before `today` cannot be closed: its visits happened.
+ */
+export async function setDayHours<T>(
+  em: EntityManager,
+  input: DayHoursInput,
+  today: string,
+  changed: (tx: Queryable, hours: HoursOfDate) => Promise<T>,
+): Promise<{ schedule: DaySchedule; changed: T }> {
+  if (input.closed && input.date < today)
+    throw invalidField(
+      'input.date',
+      `${input.date} is in the past (today is ${today}): only today or a later date can be closed`,
+    );
+  return retryOnDeadlock(() =>
+    em.transactional(async (tx) => {
+      if (input.regular) {
+        await tx.nativeDelete(DayHours, { date: input.date });
+      } else {
+        await tx.upsert(DayHours, {
+          date: input.date,
+          timeOpen: input.closed ? null : input.timeOpen!,
+          timeClose: input.closed ? null : input.timeClose!,
+        });
+      }
+      const schedule = await scheduleOn(tx, input.date);
+      return { schedule, changed: await changed(statementsIn(tx), schedule) };
+    }),
+  );
 }

@@ -43,6 +43,7 @@ function contentOf(mail: DueMail, tickets: MailTicket[], settings: MailSettings)
       };
     }
     case 'cancellation':
+      if (tickets.some((ticket) => ticket.calledOff)) return calledOff(mail, tickets, settings);
       return {
         subject: `${museumName}: your tickets were cancelled`,
         lead: [
@@ -70,6 +71,48 @@ function contentOf(mail: DueMail, tickets: MailTicket[], settings: MailSettings)
         withCodes: false,
       };
   }
+}
+
+/**
+ * The museum called the tickets off (an event deleted, a date dropped or closed, or staff): what, why, and
+ * what happens to the money — refunded when paid, nothing charged while the order waited for payment.
+ */
+function calledOff(mail: DueMail, tickets: MailTicket[], settings: MailSettings): Content {
+  const orderLine = mail.orderId ? ` (order ${mail.orderId})` : '';
+  const reason = tickets.find((ticket) => ticket.cancellationReason)?.cancellationReason;
+  const refunded = tickets.filter((ticket) => ticket.paid).reduce((sum, ticket) => sum + ticket.price, 0);
+  const pending = tickets.find((ticket) => ticket.orderPending);
+  const lead = [
+    `We are sorry: the museum had to call off the ${tickets.length === 1 ? 'ticket' : 'tickets'} below${orderLine}. ${tickets.length === 1 ? 'It no longer admits' : 'They no longer admit'} anyone.`,
+    reason ? `The reason: ${reason}` : 'The museum gave no further reason.',
+  ];
+  if (refunded > 0)
+    lead.push(
+      `We refund ${money(refunded, settings.currency)} to the card that paid; another mail confirms the refund once it is made.`,
+    );
+  else if (tickets.some((ticket) => ticket.awaitingPayment)) lead.push('Nothing was charged for them.');
+  else lead.push('Nothing was paid for them online, so there is nothing to refund by card.');
+  if (pending?.holdEndsAt)
+    lead.push(
+      `The rest of your order is still reserved for you until ${localInstant(pending.holdEndsAt, settings.timeZone)}. Its payment page now asks for the new total: open your order to pay it.`,
+    );
+  return {
+    subject: `${settings.museumName}: your visit was called off`,
+    lead,
+    tickets,
+    withCodes: false,
+  };
+}
+
+const instantFormats = new Map<string, Intl.DateTimeFormat>();
+/** An instant as the museum's clock shows it: `3 Jan 2031, 14:05`. */
+function localInstant(instant: string, timeZone: string): string {
+  let format = instantFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'medium', timeStyle: 'short' });
+    instantFormats.set(timeZone, format);
+  }
+  return format.format(new Date(instant));
 }
 
 // Intl's formatters are costly to make (a millisecond each): one per currency, made once.

@@ -1,6 +1,6 @@
 import type { Principal } from '../accounts/authenticator.ts';
 import { conflict, notFound, tooManyRequests } from '../common/errors.ts';
-import { type Queryable, type Sql, statement } from '../db/sql.ts';
+import { type Queryable, rfc3339, type Sql, statement } from '../db/sql.ts';
 import {
   type EmailDelivery,
   orderDelivery,
@@ -122,6 +122,16 @@ export interface MailTicket {
   price: number;
   confirmationCode: string;
   cancelled: boolean;
+  /** Called off by the museum (rather than given back by its buyer), and why, when staff said. */
+  calledOff: boolean;
+  cancellationReason: string | null;
+  /** Its order was paid through Stripe: a ticket given back is refunded. */
+  paid: boolean;
+  /** It was held for an order that was never paid (it may have been given back meanwhile). */
+  awaitingPayment: boolean;
+  /** Its order still waits for payment (and holds its other tickets), until `holdEndsAt` (RFC 3339). */
+  orderPending: boolean;
+  holdEndsAt: string | null;
 }
 
 // In the order of $1, each with its day's opening hours (its own, else its weekday's).
@@ -131,10 +141,14 @@ const MAIL_TICKETS = statement<MailTicket, [ticketIds: string[]]>(
           to_char(t.entry_time, 'HH24:MI') as "entryTime", to_char(t.entry_end, 'HH24:MI') as "entryEnd",
           to_char(h.time_open, 'HH24:MI') as "timeOpen", to_char(h.time_close, 'HH24:MI') as "timeClose",
           e.name as "eventName", t.category, t.price, t.confirmation_code as "confirmationCode",
-          (t.cancelled_at is not null or e.deleted_at is not null) as cancelled
+          t.cancelled_at is not null as cancelled, t.cancelled_by is not distinct from 'museum' as "calledOff",
+          t.cancellation_reason as "cancellationReason", o.payment_intent is not null as paid,
+          t.awaiting_payment as "awaitingPayment",
+          o.status is not distinct from 'pending' as "orderPending", ${rfc3339('o.expires_at')} as "holdEndsAt"
    from unnest($1::uuid[]) with ordinality as wanted(id, place)
    join ticket t on t.id = wanted.id
    left join special_event e on e.id = t.event_id
+   left join ticket_order o on o.id = t.order_id
    left join lateral (
      select o.time_open, o.time_close from day_hours o where o.date = t.ticket_date
      union all

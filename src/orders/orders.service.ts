@@ -148,7 +148,13 @@ export async function placeOrder(
           position: seat.position,
         });
         const status = holdMinutes === null ? 'valid' : 'pending';
-        tickets[seat.position] = { ...confirmation, status, checkedInAt: null };
+        tickets[seat.position] = {
+          ...confirmation,
+          status,
+          checkedInAt: null,
+          cancelledBy: null,
+          cancellationReason: null,
+        };
       } catch (error) {
         throw locate(seat.line, error);
       }

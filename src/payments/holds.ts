@@ -15,8 +15,7 @@ export async function expireHeld(tx: Queryable, orderId: string, mail = true): P
   return giveBack(
     tx,
     tickets.filter((ticket) => !ticket.cancelled),
-    'expired',
-    { mail },
+    { by: null, pendingStatus: 'expired', mail: mail ? 'expired' : null },
   );
 }
 
@@ -66,7 +65,8 @@ interface CheckoutLineRow {
   quantity: number;
 }
 
-// What a Checkout Session sells: the order's tickets, one line per kind of ticket at one price.
+// What a Checkout Session sells: the order's tickets still held (the museum may have called some off), one line
+// per kind of ticket at one price.
 const CHECKOUT_LINES = statement<CheckoutLineRow, [orderId: string]>(
   'payment_checkout_lines',
   `select t.ticket_type as "ticketType", to_char(t.ticket_date, 'YYYY-MM-DD') as date, e.name as "eventName",
@@ -75,7 +75,7 @@ const CHECKOUT_LINES = statement<CheckoutLineRow, [orderId: string]>(
    from ticket t
    left join special_event e on e.id = t.event_id
    left join price_category c on c.category = t.category
-   where t.order_id = $1::uuid
+   where t.order_id = $1::uuid and t.cancelled_at is null
    group by t.ticket_type, t.ticket_date, e.name, c.name, t.category, t.entry_time, t.price
    order by position`,
 );
@@ -114,17 +114,34 @@ export async function storeCheckout(
   return stored !== undefined;
 }
 
-/** An order that could not be offered for payment gives its seats back at once (its buyer got the 503). */
+/**
+ * An order that could not be offered for payment gives its seats back at once: a new order's buyer got the
+ * 503; a repriced order's buyer (the museum called some of its tickets off) is mailed that it expired.
+ */
 export async function abandonOrder(sql: Sql, orderId: string): Promise<GivenBack> {
   return retryOnDeadlock(() =>
     sql.transaction(async (tx) => {
       const [order] = await tx.query(HOLD_PENDING_ORDER, [orderId]);
-      return order ? expireHeld(tx, order.id, false) : NOTHING_GIVEN_BACK;
+      return order ? expireHeld(tx, order.id, order.repriced) : NOTHING_GIVEN_BACK;
     }),
   );
 }
 
-const HOLD_PENDING_ORDER = statement<{ id: string }, [orderId: string]>(
+const HOLD_PENDING_ORDER = statement<{ id: string; repriced: boolean }, [orderId: string]>(
   'payment_hold_pending_order',
-  `select id from ticket_order where id = $1::uuid and status = 'pending' for update`,
+  `select id, cardinality(superseded_sessions) > 0 as repriced from ticket_order
+   where id = $1::uuid and status = 'pending' for update`,
 );
+
+// Pending orders whose Checkout Session was replaced (the museum called some of their tickets off) and that
+// have no new one yet: the payments worker offers each one for what is left.
+const REPRICED_ORDERS = statement<{ id: string }>(
+  'payment_repriced_orders',
+  `select id from ticket_order
+   where status = 'pending' and checkout_session_id is null and cardinality(superseded_sessions) > 0
+   order by expires_at limit 10`,
+);
+
+export async function repricedOrders(sql: Queryable): Promise<string[]> {
+  return (await sql.query(REPRICED_ORDERS, [])).map((order) => order.id);
+}

@@ -38,11 +38,13 @@ const RECORD_EVENT = statement<{ id: string }, [eventId: string, type: string]>(
 );
 
 // The order a Checkout Session pays: by the order id Stripe carries back (client_reference_id), and the
-// session, unless the order has not stored its session yet (the service stopped right after making it).
-const HOLD_ORDER = statement<HeldOrder, [orderId: string, sessionId: string]>(
+// session, unless the order has not stored its session yet (the service stopped right after making it). A
+// session the order replaced (the museum called some of its tickets off) is `superseded`: it pays nothing.
+const HOLD_ORDER = statement<HeldOrder & { superseded: boolean }, [orderId: string, sessionId: string]>(
   'payment_hold_order',
-  `select id, status, payment_intent as "paymentIntent" from ticket_order
-   where id = $1::uuid and (checkout_session_id = $2 or checkout_session_id is null)
+  `select id, status, payment_intent as "paymentIntent", $2 = any(superseded_sessions) as superseded
+   from ticket_order
+   where id = $1::uuid and (checkout_session_id = $2 or checkout_session_id is null or $2 = any(superseded_sessions))
    for update`,
 );
 
@@ -57,6 +59,15 @@ const CONFIRM_ORDER = statement<never, Paid>(
      where id = $1::uuid returning id)
    update ticket set awaiting_payment = false, cancelled_at = null
    where order_id = (select id from paid)`,
+);
+
+// A payment through a session the order replaced goes back in full, once (a replay of it, or another event
+// of the same payment, finds its refund); the order stays as it is.
+const REFUND_SUPERSEDED_PAYMENT = statement<never, [...Paid, refundId: string]>(
+  'payment_refund_superseded',
+  `insert into refund (id, order_id, amount, payment_intent, reason, status, attempts, next_attempt_at, created_at)
+   select $5::uuid, $1::uuid, $2::int, $3, 'late_payment', 'pending', 0, now(), now()
+   where $2::int > 0 and $3 is not null and not exists (select from refund where payment_intent = $3)`,
 );
 
 const REFUND_LATE_PAYMENT = statement<never, [...Paid, refundId: string]>(
@@ -172,6 +183,10 @@ async function applyPayment(
       sql.transaction(async (tx) => {
         const order = await holdOrder(tx, event, session, orderId);
         if (typeof order === 'string') return order;
+        if (order.superseded) {
+          await tx.query(REFUND_SUPERSEDED_PAYMENT, [...paid, randomUUID()]);
+          return 'refunded';
+        }
         if (order.paymentIntent !== null) return 'no_change';
         if (order.status === 'pending') {
           await tx.query(CONFIRM_ORDER, paid);
@@ -206,7 +221,7 @@ async function holdOrder(
   event: PaymentEvent,
   session: CheckoutSession,
   orderId: string,
-): Promise<HeldOrder | 'replayed' | 'unknown_session'> {
+): Promise<(HeldOrder & { superseded: boolean }) | 'replayed' | 'unknown_session'> {
   const [recorded] = await tx.query(RECORD_EVENT, [event.id, event.type]);
   if (!recorded) return 'replayed';
   const [order] = await tx.query(HOLD_ORDER, [orderId, session.id]);
@@ -253,7 +268,7 @@ export async function applyStripeEvent(
         sql.transaction(async (tx) => {
           const order = await holdOrder(tx, event, session, orderId);
           if (typeof order === 'string') return result(order);
-          if (order.status !== 'pending') return result('no_change');
+          if (order.status !== 'pending' || order.superseded) return result('no_change');
           return result('expired', await expireHeld(tx, order.id));
         }),
       );

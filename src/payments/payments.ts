@@ -4,7 +4,7 @@ import type { StripeSettings } from '../config.ts';
 import { rfc3339, type Sql, statement } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
 import { type GivenBack, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
-import { abandonOrder, checkoutLines, expireDueOrders, storeCheckout } from './holds.ts';
+import { abandonOrder, checkoutLines, expireDueOrders, repricedOrders, storeCheckout } from './holds.ts';
 import { applyStripeEvent, type EventOutcome, type LatePaymentRules } from './payments.service.ts';
 import { nextRefundInSeconds, recordRefund, takeDueRefunds } from './refunds.ts';
 import { type PaymentGateway, PaymentRefused } from './stripe-gateway.ts';
@@ -128,20 +128,35 @@ export function createPayments(options: {
     if (expired.length > 0) options.mailQueued?.();
     await expireSessions(expired.flatMap((result) => result.openSessions));
     if (loop.closed) return undefined;
+    await offerRepriced();
+    if (loop.closed) return undefined;
     await sendRefunds();
     const nextRefund = await nextRefundInSeconds(sql);
     const next = [nextInSeconds, nextRefund].filter((seconds): seconds is number => seconds !== null);
     return next.length > 0 ? Math.min(...next) * 1000 : null;
   }
 
+  /**
+   * Offers a new Checkout Session to each pending order whose session was replaced, for what it holds now.
+   * Two instances may both make one: the order stores the first, the other is expired (offer).
+   */
+  async function offerRepriced(): Promise<void> {
+    for (const orderId of await repricedOrders(sql)) {
+      await offer(orderId, true).catch((error: unknown) =>
+        // offer gave the order's seats back and told its buyer; the worker goes on with the others.
+        logger.warn('a repriced order could not be offered for payment', { orderId, error: String(error) }),
+      );
+    }
+  }
+
   function givenBack(result: GivenBack): void {
     if (result !== NOTHING_GIVEN_BACK) options.mailQueued?.();
     for (const status of result.statuses) counts?.orderStatus(status);
     if (result.openSessions.length > 0) void expireSessions(result.openSessions);
-    if (result.refunds > 0) wake();
+    if (result.refunds > 0 || result.repriced > 0) wake();
   }
 
-  async function offer(orderId: string): Promise<void> {
+  async function offer(orderId: string, repriced = false): Promise<void> {
     const [order] = await sql.query(ORDER_TO_OFFER, [orderId]);
     if (order?.status !== 'pending' || order.checkoutUrl !== null) return;
     const holdEnds = Date.parse(order.expiresAt);
@@ -163,7 +178,7 @@ export function createPayments(options: {
       );
     }
     if (!(await storeCheckout(sql, orderId, session))) await expireSessions([session.sessionId]);
-    counts?.orderStatus('pending');
+    else if (!repriced) counts?.orderStatus('pending');
     if (holdEnds - Date.now() < SAFETY_POLL_MS) loop.later(holdEnds - Date.now());
   }
 
@@ -197,7 +212,7 @@ export function createPayments(options: {
 
   wake();
   return {
-    offer,
+    offer: (orderId) => offer(orderId),
     receive,
     givenBack,
     observe(observer) {

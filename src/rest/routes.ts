@@ -7,6 +7,7 @@ import { salesCsv } from '../reports/sales-csv.ts';
 import { PAGE_QUERY, type Route } from './route.ts';
 import {
   beyondReference,
+  CANCELLATION_FIELDS,
   CONFIRMATION_FIELDS,
   DELIVERY_FIELDS,
   EVENT_FIELDS,
@@ -82,9 +83,10 @@ export const routes: Route[] = [
     operationId: 'deleteSpecialEvent',
     method: 'DELETE',
     path: '/special-events/:eventId',
+    query: ['reason'],
     headers: { ifMatch: 'if-match' },
-    document: `mutation deleteSpecialEvent($eventId: UUID!, $ifMatch: String) {
-      deleteSpecialEvent(eventId: $eventId, ifMatch: $ifMatch) }`,
+    document: `mutation deleteSpecialEvent($eventId: UUID!, $ifMatch: String, $reason: String) {
+      deleteSpecialEvent(eventId: $eventId, ifMatch: $ifMatch, reason: $reason) }`,
     status: 204,
     notFound: 'There is no special event with that eventId',
   },
@@ -114,7 +116,8 @@ export const routes: Route[] = [
     operationId: 'getTicket',
     method: 'GET',
     path: '/tickets/:ticketId',
-    document: `query getTicket($ticketId: UUID!) { ticket(ticketId: $ticketId) { ${CONFIRMATION_FIELDS} status } }`,
+    document: `query getTicket($ticketId: UUID!) {
+      ticket(ticketId: $ticketId) { ${CONFIRMATION_FIELDS} status ${CANCELLATION_FIELDS} } }`,
     status: 200,
     notFound: 'There is no ticket with that ticketId',
     // A ticket and its code admit their holder: no cache keeps them, not even the browser's.

@@ -11,7 +11,9 @@ export const REFERENCE_CONFIRMATION_FIELDS =
   'message ticketId ticketType ticketDate confirmationCode eventId eventName';
 export const SALE_FIELDS = 'category price entryTime';
 export const CONFIRMATION_FIELDS = `${REFERENCE_CONFIRMATION_FIELDS} ${SALE_FIELDS}`;
-export const TICKET_FIELDS = `${CONFIRMATION_FIELDS} status checkedInAt`;
+/** A cancelled ticket's canceller and reason (left out, as null, while it is not cancelled). */
+export const CANCELLATION_FIELDS = 'cancelledBy cancellationReason';
+export const TICKET_FIELDS = `${CONFIRMATION_FIELDS} status checkedInAt ${CANCELLATION_FIELDS}`;
 /** Fields a document selects only when `$beyondReference` (see Route.beyondReference) is true. */
 export const beyondReference = (fields: string) =>
   fields

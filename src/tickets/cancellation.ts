@@ -3,6 +3,7 @@ import { conflict, notFound } from '../common/errors.ts';
 import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, rfc3339, type Sql, type Statement, statement } from '../db/sql.ts';
 import { queueGivenBackMail } from '../mail/outbox.ts';
+import type { Canceller } from './ticket.entity.ts';
 import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 import { SALES_SCOPE, SLOT_SCOPE } from './ticket-view.ts';
 
@@ -15,17 +16,16 @@ export interface HeldTicket {
   /** A timed ticket's slot counter (ticket_sales scope) besides; null for an untimed ticket. */
   slot: string | null;
   checkedInAt: string | null;
-  /** Given back already, or its event was deleted: nothing left to cancel. */
+  /** Given back already (its event's deletion gives it back too): nothing left to cancel. */
   cancelled: boolean;
   /** Its order is not paid yet (MUSEUM_PAYMENTS=stripe): only the whole order can be given up. */
   awaitingPayment: boolean;
   orderId: string | null;
 }
 
-const HELD_COLUMNS = `t.id as "ticketId", to_char(t.ticket_date, 'YYYY-MM-DD') as "ticketDate",
+export const HELD_COLUMNS = `t.id as "ticketId", to_char(t.ticket_date, 'YYYY-MM-DD') as "ticketDate",
   ${SALES_SCOPE} as scope, ${SLOT_SCOPE} as slot, ${rfc3339('t.checked_in_at')} as "checkedInAt",
-  (t.cancelled_at is not null or e.deleted_at is not null) as cancelled,
-  t.awaiting_payment as "awaitingPayment", t.order_id as "orderId"`;
+  t.cancelled_at is not null as cancelled, t.awaiting_payment as "awaitingPayment", t.order_id as "orderId"`;
 
 /** What holding tickets binds: the ticket's or order's id, whether staff holds them, and whose they must be. */
 type HoldParams = [id: string, staff: boolean, accountId: string | null];
@@ -35,7 +35,7 @@ type HoldParams = [id: string, staff: boolean, accountId: string | null];
 const HOLD_TICKET = statement<HeldTicket, [ticketId: string, staff: boolean, accountId: string]>(
   'cancel_hold_ticket',
   `select ${HELD_COLUMNS}
-   from ticket t left join special_event e on e.id = t.event_id
+   from ticket t
    where t.id = $1::uuid and ($2::boolean or t.account_id = $3::uuid)
    for update of t`,
 );
@@ -44,7 +44,7 @@ const HOLD_TICKET = statement<HeldTicket, [ticketId: string, staff: boolean, acc
 export const HOLD_ORDER_TICKETS = statement<HeldTicket, HoldParams>(
   'cancel_hold_order_tickets',
   `select ${HELD_COLUMNS}
-   from ticket_order o join ticket t on t.order_id = o.id left join special_event e on e.id = t.event_id
+   from ticket_order o join ticket t on t.order_id = o.id
    where o.id = $1::uuid and ($2::boolean or o.account_id = $3::uuid)
    order by t.id
    for update of t`,
@@ -62,9 +62,10 @@ export async function lockEvents(tx: Queryable, eventIds: string[]): Promise<voi
   if (eventIds.length > 0) await tx.query(LOCK_EVENTS, [eventIds]);
 }
 
-const CANCEL = statement<never, [ticketIds: string[]]>(
+const CANCEL = statement<never, [ticketIds: string[], by: Canceller | null, reason: string | null]>(
   'cancel_tickets',
-  'update ticket set cancelled_at = now() where id = any($1::uuid[]) and cancelled_at is null',
+  `update ticket set cancelled_at = now(), cancelled_by = $2, cancellation_reason = $3
+   where id = any($1::uuid[]) and cancelled_at is null`,
 );
 
 // Counters exist only while a capacity applies (src/tickets/sale.queries.ts; a slot always has one): where there is none, the
@@ -80,16 +81,24 @@ export interface GivenBack {
   refunds: number;
   /** The new status of each order that has no ticket left. */
   statuses: string[];
-  /** Checkout Sessions of orders that were waiting for payment, to be expired at Stripe. */
+  /**
+   * Checkout Sessions of orders that were waiting for payment, to be expired at Stripe: an order with no
+   * ticket left, or one the museum called some tickets of off (its session is replaced: `repriced`).
+   */
   openSessions: string[];
+  /** Pending orders that keep tickets but lost some: each is offered a new session for its new total. */
+  repriced: number;
 }
 
 // The orders of tickets just given back: what was paid for them goes back (a row of the refund outbox, made by
-// the payments worker), and an order with no ticket left becomes $3 (cancelled, expired), or refunded when it
-// was paid. Answers the Checkout Sessions of the orders that were waiting for payment: they are to be expired.
+// the payments worker), and an order with no ticket left is refunded when it was paid, else becomes $3 when it
+// was pending (cancelled, expired) and cancelled when it was confirmed. With $4 (the museum called tickets off),
+// a pending order that keeps tickets has its Checkout Session replaced: the old one joins the sessions it no
+// longer takes, and the payments worker offers it a new one for what is left. Answers the Checkout Sessions
+// to expire at Stripe.
 const SETTLE_ORDERS = statement<
   GivenBack,
-  [ticketIds: string[], reason: string, orderStatus: 'cancelled' | 'expired']
+  [ticketIds: string[], reason: string, pendingStatus: 'cancelled' | 'expired', reprice: boolean]
 >(
   'cancel_settle_orders',
   `with given as (
@@ -102,18 +111,29 @@ const SETTLE_ORDERS = statement<
      where o.payment_intent is not null and g.amount > 0
      returning 1),
    settled as (
-     update ticket_order o set status = case when o.payment_intent is not null then 'refunded' else $3 end
+     update ticket_order o set status = case when o.payment_intent is not null then 'refunded'
+                                             when o.status = 'pending' then $3 else 'cancelled' end
      from given g
      where o.id = g.order_id and o.status in ('pending', 'confirmed')
        and not exists (select from ticket t where t.order_id = o.id and t.cancelled_at is null)
-     returning o.status, o.checkout_session_id, o.paid_amount)
+     returning o.status, o.checkout_session_id, o.paid_amount),
+   repriced as (
+     update ticket_order o set superseded_sessions = o.superseded_sessions || old.checkout_session_id,
+       checkout_session_id = null, checkout_url = null
+     from (select p.id, p.checkout_session_id from given g join ticket_order p on p.id = g.order_id
+           where $4::boolean and p.status = 'pending' and p.checkout_session_id is not null
+             and exists (select from ticket t where t.order_id = p.id and t.cancelled_at is null)) old
+     where o.id = old.id
+     returning old.checkout_session_id)
    select (select count(*)::int from refunds) as refunds,
           coalesce((select json_agg(status) from settled), '[]') as statuses,
-          coalesce((select json_agg(checkout_session_id) from settled
-                    where checkout_session_id is not null and paid_amount is null), '[]') as "openSessions"`,
+          coalesce((select json_agg(checkout_session_id) from (
+             select checkout_session_id from settled where checkout_session_id is not null and paid_amount is null
+             union all select checkout_session_id from repriced) sessions), '[]') as "openSessions",
+          (select count(*)::int from repriced) as repriced`,
 );
 
-export const NOTHING_GIVEN_BACK: GivenBack = { refunds: 0, statuses: [], openSessions: [] };
+export const NOTHING_GIVEN_BACK: GivenBack = { refunds: 0, statuses: [], openSessions: [], repriced: 0 };
 
 /**
  * Counter rows are locked in (date, scope) order by everything that holds several: orders, their
@@ -149,33 +169,38 @@ async function cancelHeld(
         `Ticket ${ticket.ticketId} is for ${ticket.ticketDate}: its holder can cancel it only before that day (today is ${today})`,
       );
   }
-  return giveBack(tx, open, 'cancelled', { mail: true });
+  // Staff give tickets back on the museum's behalf; the reason stays unsaid.
+  const by = canceller.role === 'staff' ? 'museum' : 'visitor';
+  return giveBack(tx, open, { by, pendingStatus: 'cancelled', mail: 'cancellation' });
+}
+
+/** How tickets are given back. */
+export interface GivingBack {
+  /** Who gave them back: their buyer, the museum (staff, or an event or a day called off), or nobody (a hold ran out). */
+  by: Canceller | null;
+  /** Why the museum called them off, as staff said it. */
+  reason?: string | null;
+  /** What a pending order left without tickets becomes; a confirmed one becomes cancelled (refunded when paid). */
+  pendingStatus: 'cancelled' | 'expired';
+  /** The mail that tells the buyer, or null when the buyer was told at once (an order not offered for payment). */
+  mail: 'cancellation' | 'expired' | null;
 }
 
 /**
  * Gives the tickets back (they hold their rows' locks): each seat goes back to its counter, what was paid
- * for them goes to the refund outbox, and an order left without tickets becomes `orderStatus`. With `mail`,
- * the buyer is told (a cancellation, or a hold that ran out); not when the buyer was told at once (an order
- * that could not be offered for payment).
+ * for them goes to the refund outbox, an order left without tickets is settled (GivingBack.pendingStatus),
+ * and the buyer is told, one mail per order or ticket sold on its own. When the museum called them off, a
+ * pending order that keeps tickets is repriced: its Checkout Session is replaced (SETTLE_ORDERS).
  */
-export async function giveBack(
-  tx: Queryable,
-  open: HeldTicket[],
-  orderStatus: 'cancelled' | 'expired',
-  { mail }: { mail: boolean },
-): Promise<GivenBack> {
+export async function giveBack(tx: Queryable, open: HeldTicket[], how: GivingBack): Promise<GivenBack> {
   if (open.length === 0) return NOTHING_GIVEN_BACK;
   const events = [
     ...new Set(open.map((ticket) => ticket.scope).filter((scope) => scope !== GENERAL_ADMISSION)),
   ];
   await lockEvents(tx, events);
-  await tx.query(CANCEL, [open.map((ticket) => ticket.ticketId)]);
-  if (mail)
-    await queueGivenBackMail(
-      tx,
-      open.map((ticket) => ticket.ticketId),
-      orderStatus === 'expired' ? 'expired' : 'cancellation',
-    );
+  const ticketIds = open.map((ticket) => ticket.ticketId);
+  await tx.query(CANCEL, [ticketIds, how.by, how.reason ?? null]);
+  if (how.mail) await queueGivenBackMail(tx, ticketIds, how.mail);
   const seats = new Map<string, { scope: string; date: string; count: number }>();
   for (const { scope: ticketScope, slot, ticketDate: date } of open) {
     for (const scope of slot ? [ticketScope, slot] : [ticketScope]) {
@@ -189,9 +214,10 @@ export async function giveBack(
     await tx.query(FREE_SEATS, [seat.scope, seat.date, seat.count]);
   if (!open.some((ticket) => ticket.orderId !== null)) return NOTHING_GIVEN_BACK;
   const [settled] = await tx.query(SETTLE_ORDERS, [
-    open.map((ticket) => ticket.ticketId),
+    ticketIds,
     'cancelled',
-    orderStatus,
+    how.pendingStatus,
+    how.by === 'museum',
   ]);
   return settled!;
 }

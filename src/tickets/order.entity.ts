@@ -33,6 +33,11 @@ export const Order = defineEntity({
     /** The Stripe Checkout Session that pays it, and where the buyer pays (null until it is made). */
     checkoutSessionId: p.string().length(255).nullable().unique('ticket_order_checkout_session_id_key'),
     checkoutUrl: p.string().length(2048).nullable(),
+    /**
+     * Sessions replaced by a new one when the museum called off some of the order's tickets while it waited
+     * for payment: a payment through one of them is refunded in full (src/payments/payments.service.ts).
+     */
+    supersededSessions: p.array<string>().columnType('text[]').default([]),
     /** What Stripe took, in hundredths of the currency, and the PaymentIntent refunds go back through. */
     paidAmount: p.integer().nullable(),
     paymentIntent: p.string().length(255).nullable(),

@@ -1,5 +1,6 @@
 import type { Principal } from '../accounts/authenticator.ts';
 import { type Queryable, rfc3339, statement } from '../db/sql.ts';
+import type { Canceller } from './ticket.entity.ts';
 import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 import { PURCHASE_MESSAGES } from './tickets.rules.ts';
 import type { TicketConfirmation } from './tickets.service.ts';
@@ -15,22 +16,26 @@ export interface TicketView extends TicketConfirmation {
   status: TicketStatus;
   /** When a gate admitted it (RFC 3339, UTC), or null. */
   checkedInAt: string | null;
+  /** A cancelled ticket's canceller: its buyer, or the museum; null otherwise (and for a hold that ran out). */
+  cancelledBy: Canceller | null;
+  /** Why the museum called it off, when staff said why. */
+  cancellationReason: string | null;
 }
 
-// Read from `ticket t left join special_event e on e.id = t.event_id`. A ticket checked in is `used` even if
-// its event was deleted afterwards: the visit happened.
-const STATUS = `case when t.checked_in_at is not null then 'used'
-  when t.cancelled_at is not null or e.deleted_at is not null then 'cancelled'
+// A ticket checked in stays `used` when its event is deleted afterwards: the visit happened (and a deletion
+// calls off only the tickets not used yet).
+const STATUS = `case when t.checked_in_at is not null then 'used' when t.cancelled_at is not null then 'cancelled'
   when t.awaiting_payment then 'pending' else 'valid' end`;
 
-/** Whether a ticket's status is `cancelled` (STATUS), for counts: given back, or of a deleted event and not used. */
-export const CANCELLED = `(t.checked_in_at is null and (t.cancelled_at is not null or e.deleted_at is not null))`;
+/** Whether a ticket's status is `cancelled` (STATUS), for counts. */
+export const CANCELLED = '(t.cancelled_at is not null)';
 
 /** The columns of a TicketView but `message`, for `… from ticket t left join special_event e on e.id = t.event_id`. */
 export const TICKET_VIEW_COLUMNS = `t.id as "ticketId", t.ticket_type as "ticketType",
   to_char(t.ticket_date, 'YYYY-MM-DD') as "ticketDate", t.confirmation_code as "confirmationCode",
   t.event_id as "eventId", e.name as "eventName", ${STATUS} as status, ${rfc3339('t.checked_in_at')} as "checkedInAt",
-  t.category, t.price, to_char(t.entry_time, 'HH24:MI') as "entryTime"`;
+  t.category, t.price, to_char(t.entry_time, 'HH24:MI') as "entryTime", t.cancelled_by as "cancelledBy",
+  t.cancellation_reason as "cancellationReason"`;
 
 /** The same as one JSON object (for lists of tickets inside another row), `message` included. */
 export const TICKET_VIEW_JSON = `json_build_object('message', case t.ticket_type
@@ -38,7 +43,8 @@ export const TICKET_VIEW_JSON = `json_build_object('message', case t.ticket_type
   'ticketId', t.id, 'ticketType', t.ticket_type, 'ticketDate', to_char(t.ticket_date, 'YYYY-MM-DD'),
   'confirmationCode', t.confirmation_code, 'eventId', t.event_id, 'eventName', e.name, 'status', ${STATUS},
   'checkedInAt', ${rfc3339('t.checked_in_at')}, 'category', t.category, 'price', t.price,
-  'entryTime', to_char(t.entry_time, 'HH24:MI'))`;
+  'entryTime', to_char(t.entry_time, 'HH24:MI'), 'cancelledBy', t.cancelled_by,
+  'cancellationReason', t.cancellation_reason)`;
 
 /** The ticket_sales scope a ticket's seat was counted in. */
 export const SALES_SCOPE = `coalesce(t.event_id::text, '${GENERAL_ADMISSION}')`;

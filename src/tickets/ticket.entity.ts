@@ -7,6 +7,10 @@ export const TICKET_TYPES = ['general', 'event'] as const;
 /** A ticket's kind: the `ticketType` field of both APIs (the GraphQL enum `TicketType`). */
 export type TicketKind = (typeof TICKET_TYPES)[number];
 
+/** Who gave a ticket back: its buyer, or the museum (the GraphQL enum `CancelledBy`). */
+export const CANCELLERS = ['visitor', 'museum'] as const;
+export type Canceller = (typeof CANCELLERS)[number];
+
 export const Ticket = defineEntity({
   name: 'Ticket',
   tableName: 'ticket',
@@ -31,6 +35,13 @@ export const Ticket = defineEntity({
     checkedInAt: p.datetime().nullable(),
     /** When it was given back; its seat was sold again from then on. */
     cancelledAt: p.datetime().nullable(),
+    /**
+     * Who cancelled it: its buyer (`visitor`), or the museum (staff, an event deleted or a date dropped or
+     * closed); null while valid, and for the tickets of an order whose hold ran out (nobody cancelled them).
+     */
+    cancelledBy: p.enum(CANCELLERS).nullable(),
+    /** Why the museum called it off, as staff gave it (at most 500 characters), or null. */
+    cancellationReason: p.string().length(500).nullable(),
     /** Its order is not paid yet: its seat is held, but it admits no one and its code is not served. */
     awaitingPayment: p.boolean().default(false),
     /**
@@ -69,6 +80,10 @@ export const Ticket = defineEntity({
     // A ticket is used or given back, never both.
     { name: 'ticket_visit_check', expression: `"checked_in_at" is null or "cancelled_at" is null` },
     { name: 'ticket_price_check', expression: '"price" >= 0' },
+    {
+      name: 'ticket_cancellation_check',
+      expression: `"cancelled_at" is not null or ("cancelled_by" is null and "cancellation_reason" is null)`,
+    },
     // Only general admission is timed.
     {
       name: 'ticket_entry_check',

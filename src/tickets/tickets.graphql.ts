@@ -8,7 +8,7 @@ import { ticketDelivery } from '../mail/outbox.ts';
 import { CATEGORY_DESCRIPTION } from '../prices/prices.graphql.ts';
 import { DEFAULT_CATEGORY } from '../prices/prices.rules.ts';
 import { cancelTicket } from './cancellation.ts';
-import type { TicketKind } from './ticket.entity.ts';
+import type { Canceller, TicketKind } from './ticket.entity.ts';
 import type { TicketStatus } from './ticket-view.ts';
 import { getTicket, type TicketView } from './ticket-view.ts';
 import type { TicketConfirmation } from './tickets.service.ts';
@@ -91,16 +91,31 @@ export const TicketKindEnum = builder.enumType('TicketType', {
 
 export const TicketStatusEnum = builder.enumType('TicketStatus', {
   description:
-    'valid: admits its holder on its date; used: checked in at the door; cancelled: given back, or its event was cancelled; pending: its order waits for payment, and it admits no one until then.',
+    'valid: admits its holder on its date; used: checked in at the door; cancelled: given back by its buyer or called off by the museum (cancelledBy); pending: its order waits for payment, and it admits no one until then.',
   values: {
     valid: { value: 'valid', description: 'Paid and admitting: admits its holder on its date.' },
     used: { value: 'used', description: 'Checked in at the door (checkedInAt); admits no one again.' },
-    cancelled: { value: 'cancelled', description: 'Given back, or its event was cancelled; admits no one.' },
+    cancelled: {
+      value: 'cancelled',
+      description: 'Given back by its buyer, or called off by the museum (cancelledBy); admits no one.',
+    },
     pending: {
       value: 'pending',
       description: 'Its order waits for payment; admits no one until it is paid.',
     },
   } satisfies Record<TicketStatus, { value: TicketStatus; description: string }>,
+});
+
+export const CancelledByEnum = builder.enumType('CancelledBy', {
+  description: 'Who cancelled a ticket: its buyer, or the museum.',
+  values: {
+    visitor: { value: 'visitor', description: 'Its buyer gave it back (cancelTicket, cancelOrder).' },
+    museum: {
+      value: 'museum',
+      description:
+        'The museum called it off: staff cancelled it, or its event was deleted, its date dropped from the event, or its day closed.',
+    },
+  } satisfies Record<Canceller, { value: Canceller; description: string }>,
 });
 
 export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
@@ -127,6 +142,16 @@ export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
       type: 'DateTime',
       nullable: true,
       description: 'When a gate admitted it (checkIn); null until then.',
+    }),
+    cancelledBy: t.expose('cancelledBy', {
+      type: CancelledByEnum,
+      nullable: true,
+      description:
+        'Who cancelled it, once cancelled: its buyer (visitor) or the museum; null while it is not, and for the tickets of an order whose hold ran out unpaid.',
+    }),
+    cancellationReason: t.exposeString('cancellationReason', {
+      nullable: true,
+      description: 'Why the museum called it off, as staff said it; null when no reason was given.',
     }),
     ...ticketPriceFields(t),
     emailDelivery: t.field({

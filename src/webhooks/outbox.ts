@@ -24,7 +24,7 @@ export interface OutboxEvent {
  * capacity that is null, answers the categories' own prices as `prices` when there are some, and leaves out
  * the version, which is its ETag there).
  */
-function eventMessage(event: OutboxEvent): string {
+function eventMessage(event: OutboxEvent, deletion?: EventDeletion): string {
   const { version: _version, capacity, ownPrices, ...fields } = event;
   return JSON.stringify({
     ...fields,
@@ -32,7 +32,19 @@ function eventMessage(event: OutboxEvent): string {
     ...(ownPrices
       ? { prices: ownPrices.map(({ category, price }) => ({ category, price: toAmount(price) })) }
       : {}),
+    ...(deletion
+      ? {
+          cancelled: true,
+          ...(deletion.cancellationReason ? { cancellationReason: deletion.cancellationReason } : {}),
+        }
+      : {}),
   });
+}
+
+/** A deleted event's last message: the event as it was, `cancelled`, with the reason staff gave (if any). */
+export interface EventDeletion {
+  cancelled: true;
+  cancellationReason: string | null;
 }
 
 /**
@@ -40,13 +52,17 @@ function eventMessage(event: OutboxEvent): string {
  * in the outbox, and announces the change to every instance (NOTIFY is delivered when the transaction
  * commits, and not at all if it rolls back). One statement.
  */
-export async function queueEventMessages(tx: EntityManager, event: OutboxEvent): Promise<void> {
+export async function queueEventMessages(
+  tx: EntityManager,
+  event: OutboxEvent,
+  deletion?: EventDeletion,
+): Promise<void> {
   await tx.execute(
     `with queued as (
        insert into webhook_delivery (id, webhook_id, subscription_id, event_id, payload, next_attempt_at, created_at)
        select gen_random_uuid(), ?, s.id, ?, ?, now(), now() from webhook_subscription s
        returning 1)
      select pg_notify(?, json_build_object('eventId', ?::text, 'queued', (select count(*) from queued))::text)`,
-    [`msg_${randomUUID()}`, event.eventId, eventMessage(event), EVENT_CHANNEL, event.eventId],
+    [`msg_${randomUUID()}`, event.eventId, eventMessage(event, deletion), EVENT_CHANNEL, event.eventId],
   );
 }

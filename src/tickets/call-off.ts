@@ -1,0 +1,105 @@
+import { DomainError } from '../common/errors.ts';
+import { type Queryable, statement } from '../db/sql.ts';
+import { type GivenBack, giveBack, HELD_COLUMNS, type HeldTicket } from './cancellation.ts';
+
+// The museum's own cancellations (issue 55): an event deleted, dates dropped from it, a day closed or its hours
+// cut below a sold entry slot. The tickets still to be used are locked (in id order, as every cancellation
+// locks them) and given back in the caller's transaction, as a visitor's cancellation gives them back, on the
+// museum's account: each paid ticket refunded once, every buyer mailed once per order, with the reason.
+
+/** At most this many characters of a reason are kept (and accepted). */
+export const REASON_MAX_LENGTH = 500;
+
+// An event's tickets not used nor cancelled, on the dates $2 (null: every date).
+const HOLD_EVENT_TICKETS = statement<HeldTicket, [eventId: string, dates: string[] | null]>(
+  'call_off_hold_event_tickets',
+  `select ${HELD_COLUMNS} from ticket t
+   where t.event_id = $1::uuid and ($2::date[] is null or t.ticket_date = any($2::date[]))
+     and t.cancelled_at is null and t.checked_in_at is null
+   order by t.id for update of t`,
+);
+
+// A date's tickets not used nor cancelled (general admission and events alike) that its hours no longer
+// admit: every one when it is closed ($2 null), else the timed tickets whose entry slot falls outside them.
+const HOLD_DAY_TICKETS = statement<
+  HeldTicket,
+  [date: string, timeOpen: string | null, timeClose: string | null]
+>(
+  'call_off_hold_day_tickets',
+  `select ${HELD_COLUMNS} from ticket t
+   where t.ticket_date = $1::date and t.cancelled_at is null and t.checked_in_at is null
+     and ($2::time is null or t.entry_time < $2::time or t.entry_end > $3::time)
+   order by t.id for update of t`,
+);
+
+/** Gives back the tickets held on the museum's account, telling each buyer `reason`. */
+const callOff = (tx: Queryable, held: HeldTicket[], reason: string | null | undefined): Promise<GivenBack> =>
+  giveBack(tx, held, {
+    by: 'museum',
+    reason: reason ?? null,
+    pendingStatus: 'expired',
+    mail: 'cancellation',
+  });
+
+/** Calls off the tickets of an event (locked for the transaction), of `dates` or of every date. */
+export async function callOffEventTickets(
+  tx: Queryable,
+  eventId: string,
+  dates: string[] | null,
+  reason: string | null | undefined,
+): Promise<GivenBack> {
+  if (dates?.length === 0) return giveBack(tx, [], { by: 'museum', pendingStatus: 'expired', mail: null });
+  return callOff(tx, await tx.query(HOLD_EVENT_TICKETS, [eventId, dates]), reason);
+}
+
+/** What a date's new hours are: closed (null times), or open from `timeOpen` to `timeClose` ('HH:MM'). */
+export interface NewHours {
+  timeOpen: string | null;
+  timeClose: string | null;
+}
+
+/**
+ * A date's hours changed (the change is not committed yet): the tickets they no longer admit are called off
+ * when `cancelTickets` says so; else the change is refused (CONFLICT naming the date and how many tickets it
+ * would cancel), and the caller's transaction rolls it back.
+ */
+export async function callOffDayTickets(
+  tx: Queryable,
+  date: string,
+  hours: NewHours,
+  options: { cancelTickets: boolean; reason: string | null | undefined },
+): Promise<GivenBack> {
+  const held = await tx.query(HOLD_DAY_TICKETS, [date, hours.timeOpen, hours.timeClose]);
+  if (held.length > 0 && !options.cancelTickets) {
+    const count = held.length === 1 ? '1 ticket' : `${held.length} tickets`;
+    const what = hours.timeOpen === null ? 'Closing' : 'These hours on';
+    const message = `${what} ${date} would cancel ${count} sold for it: send cancelTickets: true to call them off (each buyer is refunded and told)`;
+    throw new DomainError('conflict', message, [{ path: 'date', message }]);
+  }
+  return callOff(tx, held, options.reason);
+}
+
+/**
+ * The museum's cancellations as the events' and the hours' changes call them (they cannot import tickets): in
+ * their transaction, then, once it committed, what is owed outside it is set going.
+ */
+export interface CallOff {
+  eventTickets: typeof callOffEventTickets;
+  dayTickets: typeof callOffDayTickets;
+  /** The transaction committed: sessions to expire and refunds go to Stripe, the mails to their buyers. */
+  committed(givenBack: GivenBack): void;
+}
+
+export function createCallOff(after: {
+  payments?: { givenBack(result: GivenBack): void };
+  mail?: { wake(): void };
+}): CallOff {
+  return {
+    eventTickets: callOffEventTickets,
+    dayTickets: callOffDayTickets,
+    committed(givenBack) {
+      after.payments?.givenBack(givenBack);
+      after.mail?.wake();
+    },
+  };
+}
