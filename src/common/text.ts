@@ -50,5 +50,5 @@ export const optionalTextField = (max: number) =>
     .refine((value) => characterCount(value) <= max, `must be at most ${max} characters`)
     .refine((value) => !value.includes('\u0000'), 'must not contain the NUL character')
     .refine((value) => value.isWellFormed(), 'must be valid Unicode text (no lone surrogates)')
-    .meta({ maxLength: max, allOf: [{ pattern: '^[^\\u0000]*$' }] })
+    .meta({ maxLength: max, pattern: '^[^\\u0000]*$' })
     .nullish();

@@ -137,6 +137,13 @@ async function checkCapacityCovers(tx: EntityManager, eventId: string, capacity:
   }
 }
 
+// The dates an event has that `dates` leaves out.
+const DROPPED_DATES = statement<{ gone: string[] }, [eventId: string, dates: string[]]>(
+  'event_dropped_dates',
+  `select array(select to_char(date, 'YYYY-MM-DD') from special_event_date
+                where event_id = $1::uuid and date <> all($2::date[]) order by date) as gone`,
+);
+
 const noSuchEvent = (eventId: string) => notFound(`There is no special event ${eventId}`);
 
 /** The listed event, locked for the transaction, if `ifMatch` lets a change of it go ahead. */
@@ -178,12 +185,11 @@ export async function updateEvent<T>(
       const event = await lockForChange(tx, eventId, ifMatch);
       let droppedTickets: T | null = null;
       if (changes.dates !== undefined) {
-        const kept = new Set(changes.dates);
-        const gone = (await tx.find(EventDate, { event: eventId }))
-          .map((row) => row.date)
-          .filter((date) => !kept.has(date));
+        const statements = statementsIn(tx);
+        const [dates] = await statements.query(DROPPED_DATES, [eventId, changes.dates]);
+        const gone = dates?.gone ?? [];
         // Before a capacity is checked: the seats given back no longer count against it.
-        if (gone.length > 0) droppedTickets = await dropped(statementsIn(tx), gone);
+        if (gone.length > 0) droppedTickets = await dropped(statements, gone);
       }
       event.version += 1;
       if (changes.name !== undefined) event.name = changes.name;

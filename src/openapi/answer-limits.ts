@@ -6,7 +6,12 @@
 
 import type { z } from 'zod';
 import { accountName } from '../accounts/accounts.rules.ts';
-import { eventFieldsSchema, MAX_CAPACITY, MAX_EVENT_DATES } from '../events/events.rules.ts';
+import {
+  CANCELLATION_REASON_MAX,
+  eventFieldsSchema,
+  MAX_CAPACITY,
+  MAX_EVENT_DATES,
+} from '../events/events.rules.ts';
 import { MIN_SLOT_MINUTES } from '../hours/entry-slots.rules.ts';
 import { MAX_ORDER_TICKETS } from '../orders/orders.rules.ts';
 import { EVENT_OUTCOMES } from '../payments/payments.service.ts';
@@ -40,6 +45,7 @@ const TICKET: Record<string, Json> = {
   confirmationCode: { pattern: CONFIRMATION_CODE_PATTERN.source, maxLength: CONFIRMATION_CODE_LENGTH },
   eventName,
   message: { enum: Object.values(PURCHASE_MESSAGES) },
+  cancellationReason: storedText(CANCELLATION_REASON_MAX),
 };
 
 const WEBHOOK_SUBSCRIPTION: Record<string, Json> = {

@@ -51,6 +51,7 @@ const HOLD_ORDER = statement<HeldOrder & { superseded: boolean }, [orderId: stri
 /** What a payment binds: the order, the amount paid, its PaymentIntent and its Checkout Session. */
 type Paid = [orderId: string, amount: number, paymentIntent: string | null, sessionId: string];
 
+// Its tickets are sold: those its hold's end gave back too (a late payment), not those the museum called off.
 const CONFIRM_ORDER = statement<never, Paid>(
   'payment_confirm_order',
   `with paid as (
@@ -58,7 +59,7 @@ const CONFIRM_ORDER = statement<never, Paid>(
        checkout_session_id = coalesce(checkout_session_id, $4)
      where id = $1::uuid returning id)
    update ticket set awaiting_payment = false, cancelled_at = null
-   where order_id = (select id from paid)`,
+   where order_id = (select id from paid) and cancelled_by is null`,
 );
 
 // A payment through a session the order replaced goes back in full, once (a replay of it, or another event
@@ -66,8 +67,10 @@ const CONFIRM_ORDER = statement<never, Paid>(
 const REFUND_SUPERSEDED_PAYMENT = statement<never, [...Paid, refundId: string]>(
   'payment_refund_superseded',
   `insert into refund (id, order_id, amount, payment_intent, reason, status, attempts, next_attempt_at, created_at)
-   select $5::uuid, $1::uuid, $2::int, $3, 'late_payment', 'pending', 0, now(), now()
-   where $2::int > 0 and $3 is not null and not exists (select from refund where payment_intent = $3)`,
+   select $5::uuid, o.id, $2::int, $3::text, 'late_payment', 'pending', 0, now(), now()
+   from ticket_order o
+   where o.id = $1::uuid and $4::text = any(o.superseded_sessions) and $2::int > 0 and $3::text is not null
+     and not exists (select from refund where payment_intent = $3::text)`,
 );
 
 const REFUND_LATE_PAYMENT = statement<never, [...Paid, refundId: string]>(
@@ -89,7 +92,8 @@ interface ExpiredSeat {
   slotCapacity: number | null;
 }
 
-// An expired order's tickets, their seats to be taken again: each with the capacity of its counter(s).
+// An expired order's tickets, their seats to be taken again (not those the museum called off): each with the
+// capacity of its counter(s).
 const EXPIRED_SEATS = statement<ExpiredSeat, [orderId: string]>(
   'payment_expired_seats',
   `select to_char(t.ticket_date, 'YYYY-MM-DD') as date, ${SALES_SCOPE} as scope, ${SLOT_SCOPE} as slot,
@@ -101,7 +105,7 @@ const EXPIRED_SEATS = statement<ExpiredSeat, [orderId: string]>(
    left join special_event e on e.id = t.event_id
    left join day_entry_slots d on d.date = t.ticket_date
    cross join entry_slots m
-   where t.order_id = $1::uuid
+   where t.order_id = $1::uuid and t.cancelled_by is null
    order by t.id`,
 );
 
