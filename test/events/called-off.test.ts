@@ -35,7 +35,13 @@ const calledOffMailsTo = (address: string) =>
 const refundMailsTo = (address: string) =>
   mailsTo(address).filter((mail) => mail.parsed.subject?.includes('your refund of'));
 
-type Line = { ticketType: 'general' | 'event'; ticketDate: string; eventId?: string; quantity: number };
+type Line = {
+  ticketType: 'general' | 'event';
+  ticketDate: string;
+  eventId?: string;
+  quantity: number;
+  entryTime?: string;
+};
 
 /** An order placed as `as`, paid through its Checkout Session when `pay` (a pending one otherwise). */
 async function order(email: string, lines: Line[], as: Caller = 'visitor', pay = true): Promise<PlacedOrder> {
@@ -382,6 +388,49 @@ describe('a day closed', () => {
     expect(await sold(eventId, day)).toBe(0);
     // Closed already, with nothing left to call off: no confirmation is needed.
     expect((await close({})).body.data.setDayHours.closed).toBe(true);
+  });
+
+  it('shorter hours call off only the timed tickets whose entry slot they no longer cover', async () => {
+    const date = upcoming([3], 50);
+    const slots = await museum.graphql(
+      'mutation($input: SetDayEntrySlotsInput!) { setDayEntrySlots(input: $input) { date } }',
+      { input: { date, minutes: 60, capacity: 10 } },
+      { as: 'staff' },
+    );
+    expect(slots.body.errors).toBeUndefined();
+    const email = newAddress();
+    const placed = await order(email, [
+      { ticketType: 'general', ticketDate: date, quantity: 1, entryTime: '10:00' },
+      { ticketType: 'general', ticketDate: date, quantity: 1, entryTime: '16:00' },
+    ]);
+    const hours = { date, timeOpen: '09:00', timeClose: '15:00' };
+    const refused = await museum.graphql(CLOSE, { input: hours }, { as: 'staff' });
+    expect(refused.body.errors[0].message).toContain(
+      `These hours on ${date} would cancel 1 ticket sold for it`,
+    );
+    const cut = await museum.graphql(
+      CLOSE,
+      { input: { ...hours, cancelTickets: true, reason: 'A private reception from 15:00.' } },
+      { as: 'staff' },
+    );
+    expect(cut.body).toEqual({ data: { setDayHours: { date, closed: false } } });
+    const read = await museum.rest('GET', `/orders/${placed.orderId}`);
+    expect(
+      read.body.tickets.map((ticket: { entryTime: string; status: string; cancelledBy?: string }) => [
+        ticket.entryTime,
+        ticket.status,
+        ticket.cancelledBy,
+      ]),
+    ).toEqual([
+      ['10:00', 'valid', undefined],
+      ['16:00', 'cancelled', 'museum'],
+    ]);
+    expect(read.body).toMatchObject({ status: 'confirmed', refundedAmount: placed.tickets[1]!.price });
+    const [mail] = await eventually(
+      async () => calledOffMailsTo(email).length > 0 && calledOffMailsTo(email),
+      15_000,
+    );
+    expect(mail!.parsed.text).toContain('The reason: A private reception from 15:00.');
   });
 
   it('refuses a date in the past (400), a reason over 500 characters, a cancelTickets that is not a boolean, and a visitor or gate (403)', async () => {
