@@ -1,3 +1,4 @@
+import { CANCELLATION_REASON_MAX } from '../events/events.rules.ts';
 // The OpenAPI document's own prose (src/openapi/document.ts): its description, the tags' descriptions, the
 // reference's shared parameters and the webhook the museum sends. What it says of each operation is in
 // route-docs.ts.
@@ -95,7 +96,7 @@ export const PUBLISH_NEW_EVENT = {
   post: {
     summary: 'New special event added',
     description:
-      'Publish details of a new or updated event: the event exactly as `GET /special-events/{eventId}` answers it, POSTed to every webhook subscription and signed as [Standard Webhooks](https://www.standardwebhooks.com) define. Any 2xx within 10 s is delivered; anything else is retried with backoff (`MUSEUM_WEBHOOK_RETRY_SCHEDULE`), with the same `webhook-id`: delivery is at least once, so dedupe by it.',
+      'Publish details of a new or updated event: the event exactly as `GET /special-events/{eventId}` answers it, POSTed to every webhook subscription and signed as [Standard Webhooks](https://www.standardwebhooks.com) define. Any 2xx within 10 s is delivered; anything else is retried with backoff (`MUSEUM_WEBHOOK_RETRY_SCHEDULE`), with the same `webhook-id`: delivery is at least once, so dedupe by it. A deleted event is published once more, as it was, with `cancelled: true` and the reason staff gave (`cancellationReason`), if any: its tickets were called off.',
     operationId: 'publishNewEvent',
     tags: ['Events'],
     security: [],
@@ -122,7 +123,27 @@ export const PUBLISH_NEW_EVENT = {
     requestBody: {
       content: {
         'application/json': {
-          schema: { $ref: '#/components/schemas/SpecialEvent' },
+          schema: {
+            allOf: [
+              { $ref: '#/components/schemas/SpecialEvent' },
+              {
+                type: 'object',
+                properties: {
+                  cancelled: {
+                    type: 'boolean',
+                    enum: [true],
+                    description: 'Present on the last message of a deleted event: it was called off.',
+                  },
+                  cancellationReason: {
+                    type: 'string',
+                    maxLength: CANCELLATION_REASON_MAX,
+                    pattern: '^[^\\u0000]*$',
+                    description: 'Why staff deleted the event, when they said (DELETE ?reason=).',
+                  },
+                },
+              },
+            ],
+          },
           examples: { default_example: { $ref: '#/components/examples/GetSpecialEventResponseExample' } },
         },
       },
