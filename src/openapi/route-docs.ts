@@ -124,7 +124,7 @@ export const routeDocs: Record<string, RouteDocs> = {
     problems: ['preconditionFailed'],
     summary: 'Update special event',
     description:
-      'Update the details of a special event (staff only): any non-empty subset of its five fields, with the rules of create.',
+      'Update the details of a special event (staff only): any non-empty subset of its fields, with the rules of create. New `dates` that drop some of its dates call off their tickets not used yet, as a deletion does, with `cancellationReason` told to their buyers.',
     tags: ['Events'],
     responseSchema: 'SpecialEvent',
     examples: {
@@ -146,7 +146,7 @@ export const routeDocs: Record<string, RouteDocs> = {
     problems: ['preconditionFailed'],
     summary: 'Delete special event',
     description:
-      'Delete a special event from the collection (staff only). Allows museum to cancel planned events: the event disappears from every read and its sold tickets become `cancelled`.',
+      'Delete a special event from the collection (staff only). Allows museum to cancel planned events: the event disappears from every read, and its tickets not used yet are called off in the same transaction: each becomes `cancelled` with `cancelledBy: museum` and the `reason`, what was paid for it is refunded through Stripe once, a pending order gets a new payment page for what is left (or expires, with nothing left), and each buyer is mailed once per order. A second delete answers 404 and sends nothing more.',
     tags: ['Events'],
   },
   buyMuseumTickets: {
