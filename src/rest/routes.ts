@@ -1,14 +1,11 @@
-// The REST surface of the Redocly Museum API 1.2.1, one row per operation. Each row names its GraphQL
-// operation; adapter.ts turns path and query parameters and the JSON body into its variables and the
-// root field's value into the response. Nothing else happens here: rules live in the domain folders, and
-// what the OpenAPI document says of each operation (prose, tags, examples) in src/openapi/route-docs.ts.
+// The REST surface of the Redocly Museum API 1.2.1, one row per operation, each naming its GraphQL operation:
+// adapter.ts turns path and query parameters and the JSON body into its variables and the root field's value
+// into the response. Rules live in the domains; each operation's OpenAPI prose, in openapi/route-docs.ts.
 
 import { salesCsv } from '../reports/sales-csv.ts';
 import { PAGE_QUERY, type Route } from './route.ts';
 import {
   beyondReference,
-  CANCELLATION_FIELDS,
-  CONFIRMATION_FIELDS,
   DELIVERY_FIELDS,
   EVENT_FIELDS,
   ORDER_FIELDS,
@@ -20,6 +17,7 @@ import {
   SALE_FIELDS,
   SPECIAL_EVENT_FIELDS,
   TICKET_FIELDS,
+  TICKET_STATE_FIELDS,
   WEBHOOK_DELIVERY_FIELDS,
   WEBHOOK_SUBSCRIPTION_FIELDS,
   whenPaying,
@@ -116,8 +114,7 @@ export const routes: Route[] = [
     operationId: 'getTicket',
     method: 'GET',
     path: '/tickets/:ticketId',
-    document: `query getTicket($ticketId: UUID!) {
-      ticket(ticketId: $ticketId) { ${CONFIRMATION_FIELDS} status ${CANCELLATION_FIELDS} } }`,
+    document: `query getTicket($ticketId: UUID!) { ticket(ticketId: $ticketId) { ${TICKET_STATE_FIELDS} } }`,
     status: 200,
     notFound: 'There is no ticket with that ticketId',
     // A ticket and its code admit their holder: no cache keeps them, not even the browser's.

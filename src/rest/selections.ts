@@ -14,6 +14,8 @@ export const CONFIRMATION_FIELDS = `${REFERENCE_CONFIRMATION_FIELDS} ${SALE_FIEL
 /** A cancelled ticket's canceller and reason (left out, as null, while it is not cancelled). */
 export const CANCELLATION_FIELDS = 'cancelledBy cancellationReason';
 export const TICKET_FIELDS = `${CONFIRMATION_FIELDS} status checkedInAt ${CANCELLATION_FIELDS}`;
+/** One ticket as GET /tickets/{ticketId} answers it: its confirmation, and whether it still admits. */
+export const TICKET_STATE_FIELDS = `${CONFIRMATION_FIELDS} status ${CANCELLATION_FIELDS}`;
 /** Fields a document selects only when `$beyondReference` (see Route.beyondReference) is true. */
 export const beyondReference = (fields: string) =>
   fields
