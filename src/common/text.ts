@@ -52,3 +52,6 @@ export const optionalTextField = (max: number) =>
     .refine((value) => value.isWellFormed(), 'must be valid Unicode text (no lone surrogates)')
     .meta({ maxLength: max, pattern: '^[^\\u0000]*$' })
     .nullish();
+
+/** A free text that says something, or null (left out, empty or only white space). */
+export const saidOrNull = (text: string | null | undefined) => (text?.trim() ? text : null);

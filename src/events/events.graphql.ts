@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { versionTag } from '../common/entity-tags.ts';
 import { MAX_PRICE, toAmount } from '../common/money.ts';
 import { pageOf } from '../common/pagination.ts';
+import { saidOrNull } from '../common/text.ts';
 import { builder } from '../graphql/builder.ts';
 import { connectionArgsSchema, keysetConnection, TOTAL_COUNT } from '../graphql/connections.ts';
 import { operationSelects, selects } from '../graphql/look-ahead.ts';
@@ -273,7 +274,11 @@ builder.mutationFields((t) => ({
         changes,
         ifMatch,
         deps.feed,
-        (tx, dates) => deps.callOff.eventTickets(tx, eventId, dates, cancellationReason),
+        (tx, dates) =>
+          deps.callOff.eventTickets(tx, eventId, dates, {
+            reason: cancellationReason,
+            today: deps.clock.today(),
+          }),
       );
       if (dropped) deps.callOff.committed(dropped);
       return event;
@@ -294,8 +299,9 @@ builder.mutationFields((t) => ({
     // Loose: the other arguments pass through as they are.
     validate: z.looseObject({ reason: cancellationReasonSchema }),
     resolve: async (_root, { eventId, ifMatch, reason }, { deps }) => {
-      const dropped = await deleteEvent(deps.db.fork(), eventId, ifMatch, reason, (tx, dates) =>
-        deps.callOff.eventTickets(tx, eventId, dates, reason),
+      const said = saidOrNull(reason);
+      const dropped = await deleteEvent(deps.db.fork(), eventId, ifMatch, said, (tx, dates) =>
+        deps.callOff.eventTickets(tx, eventId, dates, { reason: said, today: deps.clock.today() }),
       );
       deps.callOff.committed(dropped);
       deps.webhooks?.wake();

@@ -166,6 +166,7 @@ builder.mutationFields((t) => ({
         deps.callOff.dayTickets(tx, day.date, hours, {
           cancelTickets: day.cancelTickets === true,
           reason: day.reason,
+          today: deps.clock.today(),
         }),
       );
       deps.callOff.committed(changed);

@@ -136,7 +136,8 @@ class SeatsGone extends Error {}
  */
 async function retakeSeats(tx: Queryable, orderId: string, rules: LatePaymentRules): Promise<void> {
   const seats = await tx.query(EXPIRED_SEATS, [orderId]);
-  if (seats.some((seat) => seat.gone || seat.date < rules.today)) throw new SeatsGone();
+  // No seat at all: the museum called every ticket off; the payment goes back.
+  if (seats.length === 0 || seats.some((seat) => seat.gone || seat.date < rules.today)) throw new SeatsGone();
   const events = [...new Set(seats.map((seat) => seat.scope).filter((scope) => scope !== GENERAL_ADMISSION))];
   await lockEvents(tx, events);
   const counters = new Map<string, { scope: string; date: string; count: number; capacity: number | null }>();
@@ -169,6 +170,9 @@ export interface LatePaymentRules {
   dailyCapacity: number | null;
 }
 
+/** A payment through a replaced session went back; the order is as it was (EventResult.superseded). */
+const SUPERSEDED_REFUNDED = 'refunded_superseded';
+
 /**
  * A Checkout Session was paid. A pending order is confirmed; an expired one takes its seats again if they are
  * free, else it is refunded in full (as is an order its buyer cancelled while paying). An order paid already
@@ -180,7 +184,7 @@ async function applyPayment(
   session: CheckoutSession,
   orderId: string,
   rules: LatePaymentRules,
-): Promise<EventOutcome> {
+): Promise<EventOutcome | typeof SUPERSEDED_REFUNDED> {
   const paid: Paid = [orderId, session.amountTotal, session.paymentIntent, session.id];
   try {
     return await retryOnDeadlock(() =>
@@ -189,7 +193,7 @@ async function applyPayment(
         if (typeof order === 'string') return order;
         if (order.superseded) {
           await tx.query(REFUND_SUPERSEDED_PAYMENT, [...paid, randomUUID()]);
-          return 'refunded';
+          return SUPERSEDED_REFUNDED;
         }
         if (order.paymentIntent !== null) return 'no_change';
         if (order.status === 'pending') {
@@ -238,6 +242,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export interface EventResult {
   outcome: EventOutcome;
   givenBack: GivenBack;
+  /** A payment through a session its order replaced was refunded: the order itself did not change. */
+  superseded?: boolean;
 }
 
 /**
@@ -253,6 +259,10 @@ export async function applyStripeEvent(
   const session = event.session;
   const orderId = session?.clientReferenceId;
   const result = (outcome: EventOutcome, givenBack = NOTHING_GIVEN_BACK) => ({ outcome, givenBack });
+  const paid = (outcome: EventOutcome | typeof SUPERSEDED_REFUNDED): EventResult =>
+    outcome === SUPERSEDED_REFUNDED
+      ? { outcome: 'refunded', givenBack: NOTHING_GIVEN_BACK, superseded: true }
+      : result(outcome);
   if (!session || !orderId || !UUID.test(orderId)) {
     const [recorded] = await sql.query(RECORD_EVENT, [event.id, event.type]);
     return result(!recorded ? 'replayed' : session ? 'unknown_session' : 'ignored');
@@ -263,9 +273,9 @@ export async function applyStripeEvent(
         const [recorded] = await sql.query(RECORD_EVENT, [event.id, event.type]);
         return result(recorded ? 'awaiting_payment' : 'replayed');
       }
-      return result(await applyPayment(sql, event, session, orderId, rules));
+      return paid(await applyPayment(sql, event, session, orderId, rules));
     case 'checkout.session.async_payment_succeeded':
-      return result(await applyPayment(sql, event, session, orderId, rules));
+      return paid(await applyPayment(sql, event, session, orderId, rules));
     case 'checkout.session.expired':
     case 'checkout.session.async_payment_failed':
       return retryOnDeadlock(() =>

@@ -193,7 +193,7 @@ export function createPayments(options: {
           : 'does not verify: not signed with STRIPE_WEBHOOK_SECRET, or older than 5 minutes',
       );
     }
-    const { outcome, givenBack: result } = await applyStripeEvent(sql, event, options.rules());
+    const { outcome, givenBack: result, superseded } = await applyStripeEvent(sql, event, options.rules());
     counts?.stripeEvent(event.type, outcome);
     if (outcome === 'unknown_session')
       logger.warn('a Stripe event for no order here', { eventId: event.id, type: event.type });
@@ -203,7 +203,8 @@ export function createPayments(options: {
       options.mailQueued?.();
     }
     if (outcome === 'refunded') {
-      counts?.orderStatus('refunded');
+      // A payment through a replaced session goes back without changing its order's status.
+      if (!superseded) counts?.orderStatus('refunded');
       wake();
     }
     givenBack(result);

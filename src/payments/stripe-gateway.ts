@@ -1,7 +1,12 @@
+import { createHash } from 'node:crypto';
 import type Stripe from 'stripe';
 import type { StripeSettings } from '../config.ts';
 
 /** One line of a Checkout Session: `quantity` tickets at one price. */
+/** A short digest of what a session sells: the same lines, the same key. */
+const digestOf = (lines: unknown) =>
+  createHash('sha256').update(JSON.stringify(lines)).digest('hex').slice(0, 16);
+
 export interface CheckoutLine {
   name: string;
   /** Hundredths of the currency. */
@@ -96,8 +101,9 @@ export async function stripeGateway(settings: StripeSettings): Promise<PaymentGa
             success_url: settings.successUrl.replaceAll('{orderId}', orderId),
             cancel_url: settings.cancelUrl.replaceAll('{orderId}', orderId),
           },
-          // A retry of this very call (the SDK's, after a lost answer) makes no second session.
-          { idempotencyKey: `checkout-${orderId}-${expiresAt.getTime()}` },
+          // A retry of this very call (the SDK's, after a lost answer) makes no second session; an order
+          // repriced (the museum called some of its tickets off) asks for other lines, so for a new one.
+          { idempotencyKey: `checkout-${orderId}-${expiresAt.getTime()}-${digestOf(lines)}` },
         )
         .catch((error: unknown) => {
           throw refusal(error);

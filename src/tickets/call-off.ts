@@ -1,6 +1,13 @@
 import { DomainError } from '../common/errors.ts';
+import { saidOrNull } from '../common/text.ts';
 import { type Queryable, statement } from '../db/sql.ts';
-import { type GivenBack, giveBack, HELD_COLUMNS, type HeldTicket } from './cancellation.ts';
+import {
+  type GivenBack,
+  giveBack,
+  HELD_COLUMNS,
+  type HeldTicket,
+  NOTHING_GIVEN_BACK,
+} from './cancellation.ts';
 
 // The museum's own cancellations (issue 55): an event deleted, dates dropped from it, a day closed or its hours
 // cut below a sold entry slot. The tickets still to be used are locked (in id order, as every cancellation
@@ -10,12 +17,13 @@ import { type GivenBack, giveBack, HELD_COLUMNS, type HeldTicket } from './cance
 /** At most this many characters of a reason are kept (and accepted). */
 export const REASON_MAX_LENGTH = 500;
 
-// An event's tickets not used nor cancelled, on the dates $2 (null: every date).
-const HOLD_EVENT_TICKETS = statement<HeldTicket, [eventId: string, dates: string[] | null]>(
+// An event's tickets not used nor cancelled, on the dates $2 (null: every date) from today ($3) on: a past
+// date's ticket not used was a visit missed, not one the museum called off (nor is it refunded).
+const HOLD_EVENT_TICKETS = statement<HeldTicket, [eventId: string, dates: string[] | null, today: string]>(
   'call_off_hold_event_tickets',
   `select ${HELD_COLUMNS} from ticket t
    where t.event_id = $1::uuid and ($2::date[] is null or t.ticket_date = any($2::date[]))
-     and t.cancelled_at is null and t.checked_in_at is null
+     and t.ticket_date >= $3::date and t.cancelled_at is null and t.checked_in_at is null
    order by t.id for update of t`,
 );
 
@@ -36,20 +44,20 @@ const HOLD_DAY_TICKETS = statement<
 const callOff = (tx: Queryable, held: HeldTicket[], reason: string | null | undefined): Promise<GivenBack> =>
   giveBack(tx, held, {
     by: 'museum',
-    reason: reason ?? null,
+    reason: saidOrNull(reason),
     pendingStatus: 'expired',
     mail: 'cancellation',
   });
 
-/** Calls off the tickets of an event (locked for the transaction), of `dates` or of every date. */
+/** Calls off the tickets of an event (locked for the transaction), of `dates` or of every date, from `today` on. */
 export async function callOffEventTickets(
   tx: Queryable,
   eventId: string,
   dates: string[] | null,
-  reason: string | null | undefined,
+  options: { reason: string | null | undefined; today: string },
 ): Promise<GivenBack> {
-  if (dates?.length === 0) return giveBack(tx, [], { by: 'museum', pendingStatus: 'expired', mail: null });
-  return callOff(tx, await tx.query(HOLD_EVENT_TICKETS, [eventId, dates]), reason);
+  if (dates?.length === 0) return NOTHING_GIVEN_BACK;
+  return callOff(tx, await tx.query(HOLD_EVENT_TICKETS, [eventId, dates, options.today]), options.reason);
 }
 
 /** What a date's new hours are: closed (null times), or open from `timeOpen` to `timeClose` ('HH:MM'). */
@@ -61,14 +69,15 @@ export interface NewHours {
 /**
  * A date's hours changed (the change is not committed yet): the tickets they no longer admit are called off
  * when `cancelTickets` says so; else the change is refused (CONFLICT naming the date and how many tickets it
- * would cancel), and the caller's transaction rolls it back.
+ * would cancel), and the caller's transaction rolls it back. A past date's tickets are left as they are.
  */
 export async function callOffDayTickets(
   tx: Queryable,
   date: string,
   hours: NewHours,
-  options: { cancelTickets: boolean; reason: string | null | undefined },
+  options: { cancelTickets: boolean; reason: string | null | undefined; today: string },
 ): Promise<GivenBack> {
+  if (date < options.today) return NOTHING_GIVEN_BACK;
   const held = await tx.query(HOLD_DAY_TICKETS, [date, hours.timeOpen, hours.timeClose]);
   if (held.length > 0 && !options.cancelTickets) {
     const count = held.length === 1 ? '1 ticket' : `${held.length} tickets`;

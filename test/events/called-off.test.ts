@@ -24,6 +24,9 @@ afterAll(async () => {
 const { museum, stripe } = usePaidMuseum(() => ({
   ...smtpEnv(catcher()),
   MUSEUM_WEBHOOK_ALLOW_PRIVATE: 'true',
+  // Longer than Stripe's shortest session (31 min): a repriced order's new session ends when its hold does,
+  // as its first did, and must not be taken for a retry of it.
+  ORDER_HOLD_MINUTES: '60',
 }));
 beforeAll(() => addGateAccount(museum));
 
@@ -56,6 +59,11 @@ async function order(email: string, lines: Line[], as: Caller = 'visitor', pay =
 const refundsOf = (intent: string) => stripe.refunds.filter((refund) => refund.payment_intent === intent);
 const refundCalls = () => stripe.calls.filter((call) => call.path === '/v1/refunds');
 const pause = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+const PAST_TICKET = statement<never, [ticketId: string]>(
+  'test_called_off_past_ticket',
+  'update ticket set ticket_date = current_date - 1 where id = $1::uuid',
+);
 
 const SOLD = statement<{ sold: number }, [scope: string, date: string]>(
   'test_called_off_sold',
@@ -279,6 +287,66 @@ describe('a date dropped from an event', () => {
     await pause();
     expect(refundsOf(intent)).toHaveLength(1);
     expect(calledOffMailsTo(email)).toHaveLength(1);
+  });
+
+  it('refunds in full a payment through the session of a pending order the museum called off whole', async () => {
+    const email = newAddress();
+    const { eventId } = await createdEvent(museum, { dates: [kept, dropped], price: 18 });
+    const placed = await order(
+      email,
+      [{ ticketType: 'event', eventId, ticketDate: dropped, quantity: 2 }],
+      'visitor',
+      false,
+    );
+    const session = sessionOf(stripe, placed.orderId);
+    // Stripe does not take the session's expiry: its buyer pays it all the same.
+    stripe.failNext(`/v1/checkout/sessions/${session.id}/expire`, 1);
+    const changed = await museum.rest('PATCH', `/special-events/${eventId}`, {
+      as: 'staff',
+      body: { dates: [kept] },
+    });
+    expect(changed.status).toBe(200);
+    await eventually(async () => (await orderRow(museum, placed.orderId))?.status === 'expired');
+    const late = await sendStripeEvent(
+      museum,
+      stripe.event('checkout.session.completed', stripe.pay(session.id)),
+    );
+    expect(late.body.outcome).toBe('refunded');
+    await eventually(async () => refundsOf(session.payment_intent!).length > 0, 15_000);
+    expect(refundsOf(session.payment_intent!).map((refund) => refund.amount)).toEqual([3600]);
+    expect(await orderRow(museum, placed.orderId)).toMatchObject({ status: 'refunded', heldTickets: 0 });
+    // No reason given: the tickets and the mail say none.
+    const [ticket] = (await museum.rest('GET', `/orders/${placed.orderId}`)).body.tickets;
+    expect(ticket).toMatchObject({ status: 'cancelled', cancelledBy: 'museum' });
+    expect(ticket.cancellationReason).toBeUndefined();
+  });
+
+  it('leaves a past date’s tickets not used as they were: missed visits, not refunded', async () => {
+    const email = newAddress();
+    const { eventId } = await createdEvent(museum, { dates: [kept, dropped], price: 10 });
+    const placed = await order(email, [
+      { ticketType: 'event', eventId, ticketDate: kept, quantity: 1 },
+      { ticketType: 'event', eventId, ticketDate: dropped, quantity: 1 },
+    ]);
+    // The first ticket's day has gone by (moved back in the database, as the calendar would).
+    await museum.deps.db.sql.query(PAST_TICKET, [placed.tickets[0]!.ticketId]);
+    const deleted = await museum.rest('DELETE', `/special-events/${eventId}?reason=%20%20`, { as: 'staff' });
+    expect(deleted.status).toBe(204);
+    const intent = sessionOf(stripe, placed.orderId).payment_intent!;
+    await eventually(async () => refundsOf(intent).length > 0, 15_000);
+    expect(refundsOf(intent).map((refund) => refund.amount)).toEqual([1000]);
+    const read = await museum.rest('GET', `/orders/${placed.orderId}`);
+    expect(read.body.tickets.map((ticket: { status: string }) => ticket.status)).toEqual([
+      'valid',
+      'cancelled',
+    ]);
+    // A blank reason is no reason.
+    expect(read.body.tickets[1].cancellationReason).toBeUndefined();
+    const [mail] = await eventually(
+      async () => calledOffMailsTo(email).length > 0 && calledOffMailsTo(email),
+      15_000,
+    );
+    expect(mail!.parsed.text).toContain('The museum gave no further reason.');
   });
 
   it('replaces a pending order’s Checkout Session with one for what is left; a payment through the old one is refunded in full', async () => {
