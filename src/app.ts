@@ -3,13 +3,12 @@ import { createAuthenticator } from './accounts/authenticator.ts';
 import { createLoginThrottler } from './accounts/throttling.ts';
 import { type Clock, museumClock } from './common/dates.ts';
 import type { Config } from './config.ts';
-import { type AppDeps, createRequestContext, type RequestContext } from './context.ts';
+import type { AppDeps } from './context.ts';
 import { openDatabase } from './db/database.ts';
 import { createEventFeed } from './events/event-feed.ts';
 import { schema } from './graph/schema.ts';
-import { type EnginePlugin, enginePlugins } from './graphql/engine.ts';
+import { createEngine, type Engine, type EnginePlugin } from './graphql/engine.ts';
 import { createErrorMask } from './graphql/errors.ts';
-import { operationRunner, type RunOperation } from './graphql/operations.ts';
 import { createTokenCheck } from './graphql/query-limits.ts';
 import { PLAIN_STRING_SCALARS } from './graphql/scalars.ts';
 import { graphiqlPages } from './http/graphiql.ts';
@@ -18,7 +17,6 @@ import { createMetrics } from './http/metrics.ts';
 import { pagesTable } from './http/pages.ts';
 import { createPipeline, type Pipeline } from './http/pipeline.ts';
 import { createWebSockets, type WebSockets } from './http/websocket.ts';
-import { createYogaServer, type Yoga } from './http/yoga-server.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { mailBacklog } from './mail/outbox.ts';
@@ -41,24 +39,24 @@ const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 export const RUSH_REQUESTS_PER_SECOND = 200;
 
 export interface App extends Pipeline {
-  yoga: Yoga;
+  /** The engine every transport runs its operations on (src/graphql/engine.ts). */
+  engine: Engine;
   /** GraphQL over WebSocket at /graphql: node:http's `upgrade` listener, and the sockets' end. */
   websockets: WebSockets;
 }
 
 const GRAPHQL_ENDPOINT = '/graphql';
 
-/**
- * The whole HTTP application over its dependencies; it never listens (server.ts does). One way in (the
- * pipeline), one way to run an operation (src/graphql/operations.ts), for the
- * REST routes and GraphQL alike.
- */
 export interface AppOptions {
   isDraining?: () => boolean;
   /** More engine plugins (envelop's), which every operation passes, whatever its transport. */
   plugins?: EnginePlugin[];
 }
 
+/**
+ * The whole HTTP application over its dependencies; it never listens (server.ts does). One way in (the
+ * pipeline), one way to run an operation (the engine's `run`), for the REST routes and GraphQL alike.
+ */
 export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   const metrics = deps.config.metrics
     ? createMetrics(deps.db, {
@@ -73,7 +71,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   if (metrics) deps.payments?.observe(metrics.payments);
   if (metrics) deps.mail?.observe(metrics.mail);
   const mask = createErrorMask(deps.logger);
-  const plugins = enginePlugins({
+  const engine = createEngine({
+    deps: requestDeps,
+    logger: deps.logger,
     introspection: deps.config.introspection,
     schema,
     plainScalars: PLAIN_STRING_SCALARS,
@@ -83,30 +83,12 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
     mask,
     plugins: options.plugins,
     spans: operationSpans(),
-  });
-  // Yoga reads server-sent events' parameters and hands them to the runner, which runs on yoga's engine.
-  const yoga = createYogaServer(GRAPHQL_ENDPOINT, deps.logger, plugins, (...args) => runOperation(...args));
-  const runOperation: RunOperation = operationRunner({
-    getEnveloped: yoga.getEnveloped as never,
-    contextOf(transport, type) {
-      const authenticate = () => createRequestContext(requestDeps, transport.header, transport.address);
-      const entered = (context: RequestContext) => {
-        context.transport = transport;
-        transport.observation.account = context.principal?.name;
-        deps.db.replicas?.enter(context.principal?.name, type !== 'query');
-        return context;
-      };
-      const made = deps.db.replicas ? deps.db.replicas.apart(authenticate) : authenticate();
-      return made instanceof Promise ? made.then(entered) : entered(made);
-    },
-    mask,
     tokenCheck: createTokenCheck(),
     trustedDocuments: deps.config.trustedDocuments,
   });
   const websockets = createWebSockets({
     path: GRAPHQL_ENDPOINT,
-    schema,
-    runOperation,
+    engine,
     authenticator: deps.authenticator,
     corsOrigins: deps.config.corsOrigins,
     trustProxy: deps.config.trustProxy,
@@ -122,12 +104,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
       graphiqlAssets: graphiql?.assets,
     }),
     graphqlPath: GRAPHQL_ENDPOINT,
-    graphql: graphqlEndpoint({
-      yoga,
-      runOperation,
-      graphiql: graphiql?.page,
-    }),
-    rest: createRestHandler(runOperation, schema, routes, deps.logger, {
+    graphql: graphqlEndpoint({ engine, graphiql: graphiql?.page, keepAliveMs: deps.config.keepAliveMs }),
+    rest: createRestHandler(engine.run, schema, routes, deps.logger, {
       payments: deps.config.payments.mode !== 'none',
     }),
     corsOrigins: deps.config.corsOrigins,
@@ -135,17 +113,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
     metrics,
     logger: deps.logger,
   });
-  // With read replicas, each request runs in a scope of its own: its account's writes pin its reads to the
-  // primary until the replicas have them (src/db/replicas.ts). Without, nothing is wrapped.
-  const { replicas } = deps.db;
-  if (replicas)
-    return {
-      handleNode: (req, res) => replicas.scope(() => pipeline.handleNode(req, res)),
-      requestsPerSecond: pipeline.requestsPerSecond,
-      yoga,
-      websockets,
-    };
-  return { ...pipeline, yoga, websockets };
+  return { ...pipeline, engine, websockets };
 }
 
 export interface Museum {

@@ -41,6 +41,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** How long one operation may run before it is answered 503. */
   operationTimeoutMs: number;
+  /** How often a server-sent event stream says it is alive while nothing else comes (MUSEUM_SSE_KEEPALIVE_MS). */
+  keepAliveMs: number;
   /** Prometheus metrics at /metrics (open, as C2 says). */
   metrics: boolean;
   /** Seconds to keep trying an unreachable database at start-up before giving up. */
@@ -217,6 +219,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     operationTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    keepAliveMs: e.MUSEUM_SSE_KEEPALIVE_MS,
     metrics: e.MUSEUM_METRICS === 'on',
     dbConnectTimeoutSeconds: e.MUSEUM_DB_CONNECT_TIMEOUT,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,

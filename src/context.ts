@@ -1,18 +1,22 @@
 import type { Authentication, Authenticator, Principal } from './accounts/authenticator.ts';
 import type { LoginThrottler } from './accounts/throttling.ts';
+import type { CheckInOutcome } from './check-ins/check-ins.rules.ts';
 import type { Clock } from './common/dates.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { EventFeed } from './events/event-feed.ts';
-import { isPageScript } from './http/edge-headers.ts';
-import type { Metrics } from './http/metrics.ts';
 import type { Logger } from './logger.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { Payments } from './payments/payments.ts';
 import type { ForgetMails } from './privacy/privacy.service.ts';
-import type { HttpRequest } from './protocol/request.ts';
 import type { CallOff } from './tickets/call-off.ts';
 import type { Dispatcher } from './webhooks/dispatcher.ts';
+
+/** What the domains count in the metrics (src/http/metrics.ts implements it). */
+export interface DomainCounters {
+  checkIn(outcome: CheckInOutcome): void;
+  ticketSold(ticketType: string, category: string): void;
+}
 
 /** What the app is built from; passed in, never imported as module state. */
 export interface AppDeps {
@@ -36,7 +40,7 @@ export interface AppDeps {
   /** Removes what the mail transport keeps of these mails outside the database (`.eml` files), after an erasure. */
   forgetMails: ForgetMails;
   /** What the domains count themselves (check-ins by outcome, tickets sold); absent while metrics are off. */
-  metrics?: Pick<Metrics, 'checkIn' | 'ticketSold'>;
+  metrics?: DomainCounters;
 }
 
 /**
@@ -50,43 +54,12 @@ export interface RequestContext {
   principal: Principal | null;
   /** The request's `Idempotency-Key` header, unchecked. */
   idempotencyKey: string | null;
-  /** Whether a 401 carries the Basic challenge: not for scripts of this service's pages (isPageScript). */
-  challenge: boolean;
   /**
    * What the resolvers of this request share (a page of events and its total), by a key of their own. On
    * the context, not in a WeakMap keyed by it: V8's young-generation collector keeps a WeakMap's values
    * alive, so they would be promoted and outlive the request until a full collection.
    */
   shared: Map<string, unknown>;
-  /** The request the operation came with (src/graphql/operations.ts); its signal ends when the client goes. */
-  transport?: HttpRequest;
+  /** Ends when the caller goes away (src/graphql/operations.ts): a subscription's stream ends with it. */
+  signal?: AbortSignal;
 }
-
-/**
- * `header` reads a request header by its lower-case name; `address` is the client's, as
- * src/protocol/client-address.ts determines it (failed logins count against it). A credential the authenticator
- * has cached gives the context at once; any other, once it is checked.
- */
-export function createRequestContext(
-  deps: AppDeps,
-  header: (name: string) => string | null,
-  address = 'unknown',
-): RequestContext | Promise<RequestContext> {
-  const auth = deps.authenticator.authenticate(header('authorization'), address);
-  return auth instanceof Promise
-    ? auth.then((checked) => contextOf(deps, header, checked))
-    : contextOf(deps, header, auth);
-}
-
-const contextOf = (
-  deps: AppDeps,
-  header: (name: string) => string | null,
-  auth: Authentication,
-): RequestContext => ({
-  deps,
-  auth,
-  principal: auth.status === 'authenticated' ? auth.principal : null,
-  idempotencyKey: header('idempotency-key'),
-  challenge: !isPageScript(header),
-  shared: new Map(),
-});

@@ -127,6 +127,7 @@ export const configSchema = z.object({
   MUSEUM_WEBHOOK_ALLOW_PRIVATE: flag.default(false),
   MUSEUM_WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
   MUSEUM_LIVE_SUBSCRIPTIONS_PER_ACCOUNT: upTo(1_000).default(5),
+  MUSEUM_SSE_KEEPALIVE_MS: upTo(600_000).min(100, 'must be at least 100').default(12_000),
   MUSEUM_WEBSOCKETS_PER_CLIENT: upTo(10_000).default(20),
   MUSEUM_PAYMENTS: z.enum(['none', 'stripe'], { error: 'must be none or stripe' }).default('none'),
   ORDER_HOLD_MINUTES: wholeNumber

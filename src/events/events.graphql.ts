@@ -242,8 +242,7 @@ builder.subscriptionField('specialEventPublished', (t) =>
     description:
       'Each special event as it is created or changed, on any instance of the service, for as long as the subscription is open (server-sent events: POST or GET /graphql with `Accept: text/event-stream`). An account may hold a few at once; one more is TOO_MANY_REQUESTS.',
     authScopes: { visitor: true },
-    subscribe: (_root, _args, { deps, principal, transport }) =>
-      deps.feed.subscribe(principal!.name, transport?.signal),
+    subscribe: (_root, _args, { deps, principal, signal }) => deps.feed.subscribe(principal!.name, signal),
     resolve: (event) => event,
   }),
 );

@@ -58,7 +58,7 @@ function judge(
 export function gateRefusal(
   schema: GraphQLSchema,
   operation: OperationDefinitionNode | null,
-  { auth, principal, challenge }: Pick<RequestContext, 'auth' | 'principal' | 'challenge'>,
+  { auth, principal }: Pick<RequestContext, 'auth' | 'principal'>,
 ): GraphQLError | null {
   if (auth.status === 'throttled')
     return refusal(
@@ -73,6 +73,7 @@ export function gateRefusal(
   return refusal(
     'unauthenticated',
     auth.status === 'rejected' ? auth.reason : ERROR_KINDS.unauthenticated.documented.detail,
-    challenge ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {},
+    // The transport leaves it out for a script of this service's pages (src/http/pipeline.ts).
+    { 'WWW-Authenticate': WWW_AUTHENTICATE },
   );
 }

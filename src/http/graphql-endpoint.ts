@@ -1,10 +1,10 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
-import type { YogaServerInstance } from 'graphql-yoga';
+import Negotiator from 'negotiator';
 import { ERROR_KINDS, type ErrorKind, type FieldIssue } from '../common/errors.ts';
-import type { RequestContext } from '../context.ts';
-import { type OperationParams, type RunOperation, requestError } from '../graphql/operations.ts';
+import type { Engine } from '../graphql/engine.ts';
+import { type Operation, operationSource, requestError } from '../graphql/operations.ts';
 import { entityTag, noneMatch } from '../protocol/conditional.ts';
-import { type HttpAnswer, type HttpRequest, readJsonBody } from '../protocol/request.ts';
+import { callerOf, type HttpAnswer, type HttpRequest, readJsonBody } from '../protocol/request.ts';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 
@@ -24,110 +24,153 @@ export function graphqlRefusal(
   };
 }
 
-const REGULAR_TYPES = ['application/graphql-response+json', 'application/json'] as const;
-type RegularType = (typeof REGULAR_TYPES)[number];
+const notAcceptable = () => graphqlRefusal('notAcceptable', ERROR_KINDS.notAcceptable.documented.detail);
 
-/** Accept's media types, utf-8 only, last first: yoga's reading of the header, whose last match wins. */
-function acceptedTypes(accept: string | null): string[] {
-  const types: string[] = [];
-  for (const entry of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
-    const [mediaType = '', ...params] = entry.split(';');
-    const charset = params.find((param) => param.includes('charset=')) ?? 'charset=utf-8';
-    if (charset === 'charset=utf-8') types.push(mediaType);
-  }
-  return types.reverse();
-}
+type JsonType = 'application/json' | 'application/graphql-response+json';
+type StreamType = 'text/event-stream' | 'multipart/mixed';
 
-const matching = (asked: string, offered: string) => {
-  const [askedType, askedSub] = asked.split('/');
-  const [type, sub] = offered.split('/');
-  return (type === '*' || type === askedType) && (sub === '*' || sub === askedSub);
-};
+// Each type as a client may name it: with UTF-8 (any other charset is refused), and Apollo Client's @defer.
+const JSON_OFFERS = ['application/json', 'application/graphql-response+json'].flatMap((type) => [
+  type,
+  `${type};charset=utf-8`,
+]);
+const STREAM_OFFERS = [
+  'text/event-stream',
+  'text/event-stream;charset=utf-8',
+  'multipart/mixed',
+  'multipart/mixed;charset=utf-8',
+  'multipart/mixed;deferSpec=20220824',
+];
+const baseType = (offer: string | undefined) => offer?.split(';')[0];
 
-/** The JSON media type to answer a single result with, as yoga chooses it; null: none is acceptable. */
-function regularType(accepted: string[]): RegularType | null {
-  let chosen: RegularType | null = null;
-  for (const asked of accepted)
-    for (const offered of REGULAR_TYPES) if (matching(offered, asked)) chosen = offered;
-  return chosen;
-}
-
-/** Whether the client accepts a stream (server-sent events, multipart): yoga's to answer. */
-const wantsStream = (accepted: string[]) =>
-  accepted.some((type) => type === 'text/event-stream' || type === 'multipart/mixed');
-
-/** What an Accept header asks for: a stream (yoga's), or the JSON media type to answer with (null: none). */
+/** What an Accept header allows: a JSON media type for a single result, a stream type for parts (or none). */
 interface Negotiation {
-  stream: boolean;
-  mediaType: RegularType | null;
+  json: JsonType | null;
+  /** Only a type the client names: `*\/*` is answered in JSON, with @defer and @stream ignored. */
+  stream: StreamType | null;
 }
 
 function negotiate(accept: string | null): Negotiation {
-  const accepted = acceptedTypes(accept);
-  return { stream: wantsStream(accepted), mediaType: regularType(accepted) };
+  const negotiator = new Negotiator({ headers: { accept: accept || '*/*' } });
+  const named = new Set(negotiator.mediaTypes());
+  const stream = negotiator
+    .mediaTypes(STREAM_OFFERS)
+    .map(baseType)
+    .find((type) => named.has(type!)) as StreamType | undefined;
+  return { json: (baseType(negotiator.mediaType(JSON_OFFERS)) as JsonType) ?? null, stream: stream ?? null };
 }
 
 export interface GraphQLEndpointOptions {
-  yoga: YogaServerInstance<Record<string, unknown>, RequestContext>;
-  runOperation: RunOperation;
+  engine: Engine;
   /** GraphiQL for a browser that opens the endpoint; absent when GRAPHIQL=false. */
   graphiql?: (request: HttpRequest) => Promise<HttpAnswer>;
+  /** How often a server-sent event stream says it is alive (a comment) while nothing else comes. */
+  keepAliveMs: number;
 }
 
 /**
- * GraphQL over HTTP at /graphql. A query or mutation (POST with a JSON body, or GET) is run by the one
- * operation path and answered here as the GraphQL-over-HTTP spec and yoga answer it (media type, status,
- * error body); a request that accepts a stream (a subscription over server-sent events) is yoga's, which
- * runs it through the same operation path; a browser gets GraphiQL.
+ * GraphQL over HTTP at /graphql, the one lane for every request to it: a query or mutation (POST with a JSON
+ * body, or GET), a subscription or an incremental delivery (@defer, @stream) over server-sent events or
+ * multipart/mixed. The parameters become an operation for the engine (src/graphql/engine.ts); its result
+ * is answered as the GraphQL-over-HTTP spec and yoga answer it (media type, status, error body): a single
+ * result as JSON when the client accepts JSON, else as the one part of the stream type it names; a stream
+ * in the stream type. A browser gets GraphiQL.
  */
 export function graphqlEndpoint(
   options: GraphQLEndpointOptions,
 ): (request: HttpRequest) => Promise<HttpAnswer> {
-  const { runOperation, graphiql } = options;
+  const { engine, graphiql } = options;
   return async (request) => {
     const { method } = request;
     if (method === 'OPTIONS') return { status: 204, headers: { Allow: 'GET, POST, OPTIONS' }, body: null };
     const accept = request.header('accept');
     if (graphiql && (method === 'GET' || method === 'HEAD') && accept?.includes('text/html'))
       return graphiql(request);
+    if (method !== 'GET' && method !== 'POST')
+      return graphqlRefusal('methodNotAllowed', ERROR_KINDS.methodNotAllowed.title, [], {
+        Allow: 'GET, POST',
+      });
     const accepted = negotiate(accept);
-    if (accepted.stream || (method !== 'GET' && method !== 'POST')) return streamed(options.yoga, request);
+    if (!accepted.json && !accepted.stream) return notAcceptable();
 
-    let params: OperationParams;
-    if (method === 'POST') {
-      const body = await readJsonBody(request, 'A GraphQL request body');
-      if (!body.ok) return graphqlRefusal(body.kind, body.detail, body.issues, body.headers);
-      if (Array.isArray(body.value))
-        return answer({ errors: [requestError('Batching is not supported.', 400)] }, accepted, method);
-      if (typeof body.value !== 'object' || body.value === null) {
-        const given = body.value === null ? 'null' : typeof body.value;
-        const refused = requestError(`Expected params to be an object but given ${given}.`, 400);
-        return answer({ errors: [refused] }, accepted, method);
-      }
-      params = body.value as OperationParams;
-    } else {
-      const fromUrl = paramsOf(request.search);
-      if ('error' in fromUrl) return answer({ errors: [fromUrl.error] }, accepted, method);
-      params = fromUrl.params;
+    const read = method === 'POST' ? await bodyParams(request) : queryParams(request.search);
+    if (read instanceof GraphQLError) return answer({ errors: [read] }, accepted, method);
+    if (!('params' in read)) return read;
+    const source = operationSource(read.params, engine.documentIds);
+    if (source instanceof GraphQLError) return answer({ errors: [source] }, accepted, method);
+    const operation: Operation = {
+      ...source,
+      method,
+      caller: callerOf(request),
+      observation: request.observation,
+    };
+    if (accepted.stream) {
+      operation.incremental = true;
+      operation.signal = request.signal;
     }
-    const result = await runOperation(request, params);
+    const result = await engine.run(operation);
     if (Symbol.asyncIterator in result) {
-      // A subscription asked for with a JSON Accept: nothing to stream it in.
+      if (accepted.stream) return streamAnswer(accepted.stream, result, 200, options.keepAliveMs);
+      // A subscription asked for with a JSON Accept only: nothing to stream it in.
       void result[Symbol.asyncIterator]().return?.();
-      return graphqlRefusal('notAcceptable', ERROR_KINDS.notAcceptable.documented.detail);
+      return notAcceptable();
     }
-    return answer(result, accepted, method, request);
+    return answer(result, accepted, method, request, options.keepAliveMs);
   };
 }
 
-/** A single result as GraphQL over HTTP answers it; a GET that succeeded is a read with an ETag. */
+/** A POST's parameters: its JSON body, which must be one object (no batching). */
+async function bodyParams(request: HttpRequest): Promise<Params | GraphQLError | HttpAnswer> {
+  const body = await readJsonBody(request, 'A GraphQL request body');
+  if (!body.ok) return graphqlRefusal(body.kind, body.detail, body.issues, body.headers);
+  if (Array.isArray(body.value)) return requestError('Batching is not supported.', 400);
+  if (typeof body.value !== 'object' || body.value === null) {
+    const given = body.value === null ? 'null' : typeof body.value;
+    return requestError(`Expected params to be an object but given ${given}.`, 400);
+  }
+  return { params: body.value as Record<string, unknown> };
+}
+
+interface Params {
+  params: Record<string, unknown>;
+}
+
+/** GraphQL over HTTP's parameters from a GET's query string; `variables` and `extensions` are JSON. */
+function queryParams(search: string): Params | GraphQLError {
+  const query = new URLSearchParams(search);
+  const params: Record<string, unknown> = {
+    query: query.get('query') || undefined,
+    operationName: query.get('operationName') || undefined,
+  };
+  const documentId = query.get('documentId');
+  if (documentId) params.documentId = documentId;
+  for (const name of ['variables', 'extensions'] as const) {
+    const text = query.get(name);
+    if (!text) continue;
+    try {
+      params[name] = JSON.parse(text);
+    } catch {
+      return requestError(`The "${name}" parameter is not valid JSON`, 400);
+    }
+  }
+  return { params };
+}
+
+/** A single result: as JSON, or as a stream of one part; a GET that succeeded is a read with an ETag. */
 function answer(
   result: ExecutionResult,
-  { mediaType }: Negotiation,
+  accepted: Negotiation,
   method: string,
   request?: HttpRequest,
+  keepAliveMs = 0,
 ): HttpAnswer {
-  if (!mediaType) return graphqlRefusal('notAcceptable', ERROR_KINDS.notAcceptable.documented.detail);
+  const mediaType = accepted.json;
+  if (!mediaType) {
+    const { status, headers } = statusOf(result, accepted.stream === 'text/event-stream');
+    const streamed = streamAnswer(accepted.stream!, result, status, keepAliveMs);
+    Object.assign(streamed.headers, headers);
+    return streamed;
+  }
   // application/json clients get 200 for errors that GraphQL over HTTP lets a server answer with 200.
   const lenient = mediaType === 'application/json' && (result.errors?.length ?? 0) > 0;
   const { status, headers } = statusOf(result, lenient);
@@ -145,6 +188,72 @@ function answer(
     return { status: 304, headers, body: null };
   }
   return { status, headers, body };
+}
+
+/**
+ * A result in parts, written as they come: server-sent events (GraphQL over SSE's distinct connections mode,
+ * `next` events and a `complete`, with a comment to begin and every `keepAliveMs` while nothing comes, so
+ * that proxies keep the connection), or multipart/mixed with the boundary `-` (as Apollo Client and Relay
+ * read @defer). The client going away ends the stream's source (the request's signal).
+ */
+function streamAnswer(
+  type: StreamType,
+  result: ExecutionResult | AsyncIterable<ExecutionResult>,
+  status: number,
+  keepAliveMs: number,
+): HttpAnswer {
+  const parts = Symbol.asyncIterator in result ? result : single(result);
+  if (type === 'text/event-stream')
+    return {
+      status,
+      headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' },
+      body: serverSentEvents(parts, keepAliveMs),
+    };
+  return {
+    status,
+    headers: { 'Content-Type': 'multipart/mixed; boundary="-"', 'Cache-Control': 'no-store' },
+    body: multipartParts(parts),
+  };
+}
+
+async function* single(result: ExecutionResult) {
+  yield result;
+}
+
+async function* serverSentEvents(parts: AsyncIterable<ExecutionResult>, keepAliveMs: number) {
+  yield ':\n\n';
+  const iterator = parts[Symbol.asyncIterator]();
+  let timer: Parameters<typeof clearTimeout>[0];
+  try {
+    for (;;) {
+      const next = iterator.next();
+      let step: IteratorResult<ExecutionResult> | undefined;
+      for (;;) {
+        const pinged = new Promise<undefined>((resolve) => {
+          timer = setTimeout(resolve, keepAliveMs);
+        });
+        step = await Promise.race([next, pinged]);
+        clearTimeout(timer);
+        if (step) break;
+        yield ':\n\n';
+      }
+      if (step.done) break;
+      yield `event: next\ndata: ${JSON.stringify(withoutInternals(step.value))}\n\n`;
+    }
+    yield 'event: complete\ndata:\n\n';
+  } finally {
+    clearTimeout(timer);
+    await iterator.return?.();
+  }
+}
+
+async function* multipartParts(parts: AsyncIterable<ExecutionResult>) {
+  yield '\r\n---';
+  for await (const part of parts) {
+    const json = JSON.stringify(withoutInternals(part));
+    yield `\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}\r\n---`;
+  }
+  yield '--\r\n';
 }
 
 interface HttpExtension {
@@ -181,74 +290,13 @@ const isOriginalGraphQLError = (error: unknown): boolean =>
  * The result as the client reads it: errors first (however the run ordered its fields), and without the
  * extensions that only steer the answer (`http`, `unexpected`).
  */
-function withoutInternals({ errors, data, extensions }: ExecutionResult): ExecutionResult {
-  if (!errors?.length) return extensions ? { data, extensions } : { data };
+function withoutInternals({ errors, data, extensions, ...rest }: ExecutionResult): ExecutionResult {
+  if (!errors?.length) return extensions ? { data, ...rest, extensions } : { data, ...rest };
   const shown = errors.map((error) => {
     const json = error.toJSON();
     if (!json.extensions) return json;
-    const { http: _http, unexpected: _unexpected, ...rest } = json.extensions;
-    return { ...json, extensions: Object.keys(rest).length > 0 ? rest : undefined };
+    const { http: _http, unexpected: _unexpected, ...kept } = json.extensions;
+    return { ...json, extensions: Object.keys(kept).length > 0 ? kept : undefined };
   });
-  return { errors: shown as never, data, ...(extensions ? { extensions } : {}) };
-}
-
-/** GraphQL over HTTP's parameters from a GET's query string; `variables` and `extensions` are JSON. */
-function paramsOf(search: string): { params: OperationParams } | { error: GraphQLError } {
-  const query = new URLSearchParams(search);
-  const params: OperationParams = {
-    query: query.get('query') || undefined,
-    operationName: query.get('operationName') || undefined,
-  };
-  const documentId = query.get('documentId');
-  if (documentId) params.documentId = documentId;
-  for (const name of ['variables', 'extensions'] as const) {
-    const text = query.get(name);
-    if (!text) continue;
-    try {
-      params[name] = JSON.parse(text);
-    } catch {
-      return { error: requestError(`The "${name}" parameter is not valid JSON`, 400) };
-    }
-  }
-  return { params };
-}
-
-/** Yoga answers what may stream (a subscription over server-sent events), running it on the same path. */
-async function streamed(yoga: GraphQLEndpointOptions['yoga'], request: HttpRequest): Promise<HttpAnswer> {
-  let body: Uint8Array | undefined;
-  if (request.method === 'POST') {
-    const read = await readJsonBody(request, 'A GraphQL request body');
-    if (!read.ok) return graphqlRefusal(read.kind, read.detail, read.issues, read.headers);
-    body = new TextEncoder().encode(JSON.stringify(read.value));
-  }
-  const forwarded = new yoga.fetchAPI.Request(request.url, {
-    method: request.method,
-    headers: headersOf(request),
-    body: body as BodyInit | undefined,
-    signal: request.signal,
-  });
-  const response = await yoga.handleRequest(forwarded, { transport: request } as never);
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value: string, name: string) => {
-    headers[name] = value;
-  });
-  return { status: response.status, headers, body: response.body as HttpAnswer['body'] };
-}
-
-const FORWARDED_HEADERS = [
-  'accept',
-  'content-type',
-  'authorization',
-  'origin',
-  'sec-fetch-site',
-  'sec-fetch-dest',
-];
-
-function headersOf(request: HttpRequest): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const name of FORWARDED_HEADERS) {
-    const value = request.header(name);
-    if (value !== null) headers[name] = value;
-  }
-  return headers;
+  return { errors: shown as never, data, ...rest, ...(extensions ? { extensions } : {}) };
 }

@@ -1,17 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type DocumentNode, type ExecutionArgs, type GraphQLSchema, parse } from 'graphql';
+import { type ExecutionArgs, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from '../accounts/authenticator.ts';
 import type { ErrorKind } from '../common/errors.ts';
 import { nodeHttp } from '../common/node-http.ts';
-import type { OperationParams, RunOperation } from '../graphql/operations.ts';
+import type { Engine, PreparedOperation } from '../graphql/engine.ts';
+import { operationSource } from '../graphql/operations.ts';
 import type { Logger } from '../logger.ts';
 import { addressOf, type TrustedProxies } from '../protocol/client-address.ts';
 import { problemAnswer } from '../protocol/problem.ts';
-import { BODY_LIMIT_BYTES, type HttpRequest, headerReader } from '../protocol/request.ts';
+import { BODY_LIMIT_BYTES, headerReader } from '../protocol/request.ts';
 
 /** A socket that answers no pong for this long is gone: it is closed, and its subscriptions end. */
 const KEEP_ALIVE_MS = 30_000;
@@ -20,8 +20,7 @@ const CONNECTION_INIT_WAIT_MS = 3_000;
 
 export interface WebSocketOptions {
   path: string;
-  schema: GraphQLSchema;
-  runOperation: RunOperation;
+  engine: Engine;
   authenticator: Authenticator;
   corsOrigins: string[];
   trustProxy: TrustedProxies;
@@ -45,18 +44,8 @@ interface Connection {
   header: (name: string) => string | null;
   /** The credentials checked at connection_init: from its payload, else from the upgrade's header. */
   authorization: string | null;
-  account?: string;
   /** Each running operation's end: the client's complete, or the socket's close, ends its stream's source. */
   operations: Map<string, AbortController>;
-}
-
-// graphql-ws picks execute or subscribe by the document's operation; the runner parses the real document
-// itself (one cache, one set of rules) and answers either a result or a stream, which graphql-ws takes
-// from either function alike. So graphql-ws is handed this stand-in, never parses, and never executes.
-const STAND_IN: DocumentNode = parse('query RunOperation { __typename }');
-
-interface RunContext {
-  run: () => ReturnType<RunOperation>;
 }
 
 /**
@@ -68,7 +57,7 @@ interface RunContext {
  * Browsers may open a socket only from this origin or an allowed one (cross-site WebSocket hijacking).
  */
 export function createWebSockets(options: WebSocketOptions): WebSockets {
-  const { logger, runOperation } = options;
+  const { logger, engine } = options;
   const allowedOrigins = new Set(options.corsOrigins);
   const perClient = new Map<string, number>();
   const connections = new WeakMap<IncomingMessage, Connection>();
@@ -76,7 +65,6 @@ export function createWebSockets(options: WebSocketOptions): WebSockets {
 
   useServer<Record<string, unknown>>(
     {
-      schema: options.schema,
       connectionInitWaitTimeout: CONNECTION_INIT_WAIT_MS,
       async onConnect(ctx) {
         const connection = connections.get(ctx.extra.request);
@@ -94,21 +82,28 @@ export function createWebSockets(options: WebSocketOptions): WebSockets {
           logger.info('websocket refused', { reason: auth.status, address: connection.address });
           return false;
         }
-        connection.account = auth.status === 'authenticated' ? auth.principal.name : undefined;
         return true;
       },
-      onSubscribe(ctx, id, payload) {
+      // Yoga's graphql-ws recipe: the engine prepares the operation (document checked, context made) and
+      // graphql-ws runs it; a refusal before it runs is graphql-ws's `error` message.
+      async onSubscribe(ctx, id, payload) {
         const connection = connections.get(ctx.extra.request)!;
+        const source = operationSource(payload as unknown as Record<string, unknown>, engine.documentIds);
+        if (source instanceof GraphQLError) return [source];
         const ended = new AbortController();
         connection.operations.set(id, ended);
-        const transport = transportOf(connection, ended.signal, options.path);
-        const run: RunContext = {
-          run: () => runOperation(transport, payload as unknown as OperationParams, { incremental: true }),
-        };
-        return { schema: options.schema, document: STAND_IN, contextValue: run } as ExecutionArgs;
+        const prepared = await engine.prepare({
+          ...source,
+          method: 'POST',
+          caller: { authorization: connection.authorization, address: connection.address },
+          signal: ended.signal,
+          incremental: true,
+        });
+        if (!('run' in prepared)) return [...(prepared.errors ?? [])] as GraphQLError[];
+        return { ...prepared.args, rootValue: prepared };
       },
-      execute: (args: ExecutionArgs) => (args.contextValue as RunContext).run() as never,
-      subscribe: (args: ExecutionArgs) => (args.contextValue as RunContext).run() as never,
+      execute: (args: ExecutionArgs) => (args.rootValue as PreparedOperation).run() as never,
+      subscribe: (args: ExecutionArgs) => (args.rootValue as PreparedOperation).run() as never,
       onComplete(ctx, id) {
         const operations = connections.get(ctx.extra.request)?.operations;
         operations?.get(id)?.abort();
@@ -192,20 +187,5 @@ export function createWebSockets(options: WebSocketOptions): WebSockets {
       );
       await Promise.all(closed);
     },
-  };
-}
-
-/** One operation's request, as the runner sees every request: the connection's credentials and address. */
-function transportOf(connection: Connection, signal: AbortSignal, path: string): HttpRequest {
-  return {
-    method: 'POST',
-    pathname: path,
-    search: '',
-    url: path,
-    header: (name) => (name === 'authorization' ? connection.authorization : connection.header(name)),
-    address: connection.address,
-    body: async () => null,
-    signal,
-    observation: { requestId: randomUUID(), route: path, account: connection.account },
   };
 }

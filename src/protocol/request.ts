@@ -46,21 +46,22 @@ export interface HttpRequest {
   observation: Observation;
 }
 
-/** An answer: a whole body, or a stream (server-sent events) that is written as it comes. */
+/** An answer: a whole body, or a stream (server-sent events, multipart/mixed) written as it comes. */
 export interface HttpAnswer {
   status: number;
   headers: Record<string, string>;
-  body: string | Uint8Array | Stream | null;
+  body: string | Uint8Array | AsyncIterable<string> | null;
 }
 
-/** A body that is written as it comes: yoga's server-sent events (a web stream, though not Node's class). */
-interface Stream {
-  getReader(): ReadableStreamDefaultReader<Uint8Array>;
-}
+const isStream = (body: HttpAnswer['body']): body is AsyncIterable<string> =>
+  body !== null && typeof body === 'object' && Symbol.asyncIterator in body;
 
-// Yoga's stream may come as a bound function object: anything but text, bytes or nothing is a stream.
-const isStream = (body: HttpAnswer['body']): body is Stream =>
-  body !== null && typeof body !== 'string' && !(body instanceof Uint8Array);
+/** The caller of an operation (the engine's `Caller`), as an HTTP request names it. */
+export const callerOf = (request: HttpRequest) => ({
+  authorization: request.header('authorization'),
+  address: request.address,
+  idempotencyKey: request.header('idempotency-key'),
+});
 
 /** Why a body was refused: 415 (not JSON), 413 (too large) or 400 (not strict JSON). */
 export interface BodyRefusal {
@@ -209,7 +210,7 @@ export function sendNode(res: ServerResponse, answer: HttpAnswer, head: boolean)
   if (isStream(body)) {
     res.writeHead(answer.status, answer.headers);
     res.flushHeaders();
-    void pump(body.getReader(), res, head);
+    void pump(body[Symbol.asyncIterator](), res, head);
     return;
   }
   res.writeHead(answer.status, withLength(answer, body));
@@ -227,22 +228,27 @@ function withLength(answer: HttpAnswer, body: string | Uint8Array | null): Recor
 
 /**
  * Writes a stream's chunks as they come. A client that goes away aborts the request's signal, which ends the
- * stream's source (a subscription gives its place back); nothing is written after the connection closed.
+ * stream's source (a subscription gives its place back), and ends the stream; nothing is written after the
+ * connection closed.
  */
-async function pump(reader: ReadableStreamDefaultReader<Uint8Array>, res: ServerResponse, head: boolean) {
+async function pump(chunks: AsyncIterator<string>, res: ServerResponse, head: boolean) {
+  const end = () => void chunks.return?.().catch(() => {});
   if (head) {
-    void reader.cancel().catch(() => {});
+    end();
     res.end();
     return;
   }
+  res.once('close', end);
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await chunks.next();
       if (done || res.destroyed) break;
       res.write(value);
     }
     if (!res.destroyed) res.end();
   } catch {
     res.destroy();
+  } finally {
+    res.off('close', end);
   }
 }

@@ -4,7 +4,7 @@ import { PAGING_RULES } from '../common/pagination.ts';
 import type { RunOperation } from '../graphql/operations.ts';
 import type { Logger } from '../logger.ts';
 import { problemAnswer as problem } from '../protocol/problem.ts';
-import { type HttpAnswer, type HttpRequest, readJsonBody } from '../protocol/request.ts';
+import { callerOf, type HttpAnswer, type HttpRequest, readJsonBody } from '../protocol/request.ts';
 import { routeAnswer } from './answer.ts';
 import { BODY_VARIABLE, type CompiledRoute, compileRoutes, routeMatcher } from './compiled-routes.ts';
 import { type QueryString, queryString } from './query-string.ts';
@@ -115,8 +115,14 @@ export function createRestHandler(
       }
     }
     if (route.payments) variables.payments = options.payments;
-    const operation = { variables, operationName: route.operationId };
-    const result = await runOperation(request, operation, { method, document: route.parsed });
+    const result = await runOperation({
+      document: route.parsed,
+      variables,
+      operationName: route.operationId,
+      method,
+      caller: callerOf(request),
+      observation: request.observation,
+    });
     if (Symbol.asyncIterator in result) throw new Error(`Route ${route.operationId} is a subscription`);
     if (result.errors?.length) return problemFromErrors(result.errors, logger);
     return routeAnswer(request, query, route, variables, result, method);
