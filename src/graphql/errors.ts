@@ -114,13 +114,6 @@ function isUnreachable(error: unknown): boolean {
 const isStatementCancelled = (error: unknown): boolean =>
   inChain(error, (inner) => (inner as { code?: unknown }).code === '57014');
 
-/** The kind of an error the client caused (a 4xx), through any GraphQL wrapping; undefined otherwise. */
-export function clientKind(error: unknown): ErrorKind | undefined {
-  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-  if (original instanceof DomainError)
-    return ERROR_KINDS[original.kind].status < 500 ? original.kind : undefined;
-  return undefined;
-}
 
 /**
  * Yoga's error mask: domain errors become coded client errors, GraphQL's own errors pass, anything else
