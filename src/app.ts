@@ -73,7 +73,6 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   const mask = createErrorMask(deps.logger);
   const engine = createEngine({
     deps: requestDeps,
-    logger: deps.logger,
     introspection: deps.config.introspection,
     schema,
     plainScalars: PLAIN_STRING_SCALARS,

@@ -11,10 +11,9 @@ import {
 import { YogaServer } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { AppDeps, RequestContext } from '../context.ts';
-import type { Logger } from '../logger.ts';
 import { releaseRequestCaches } from './builder.ts';
 import { createRequestContext } from './context.ts';
-import { describe, withoutAddressesShown } from './errors.ts';
+import { withoutAddressesShown } from './errors.ts';
 import { type Operation, type OperationResult, type RunOperation, requestError } from './operations.ts';
 import type { OperationContext } from './plugins/operation-context.ts';
 import { useCompiledQueries } from './plugins/use-compiled-queries.ts';
@@ -70,7 +69,6 @@ export function enginePlugins(options: EngineOptions): EnginePlugin[] {
 export interface EngineDeps extends EngineOptions {
   /** What every operation's context is made from (src/context.ts). */
   deps: AppDeps;
-  logger: Logger;
   /** Refuses a document over the token limit before it is parsed (src/graphql/query-limits.ts). */
   tokenCheck: (query: string) => GraphQLError | null;
   trustedDocuments: TrustedDocuments | null;
@@ -124,7 +122,7 @@ function documentCache<T extends DocumentNode | Error>() {
  * when it ends. With read replicas, each operation runs in a scope of its own (src/db/replicas.ts).
  */
 export function createEngine(options: EngineDeps): Engine {
-  const { deps, logger, tokenCheck, trustedDocuments, mask } = options;
+  const { deps, tokenCheck, trustedDocuments, mask } = options;
   const yoga = new YogaServer<Record<string, unknown>, RequestContext>({
     schema: options.schema,
     plugins: enginePlugins(options),
@@ -136,17 +134,8 @@ export function createEngine(options: EngineDeps): Engine {
       errorCache: documentCache(),
       validationCache: false,
     },
-    graphiql: false,
-    landingPage: false,
-    batching: false,
-    cors: false,
-    // Yoga's own lines: the message only, and errors without their SQL.
-    logging: {
-      debug: (...args) => logger.debug(describe(args[0])),
-      info: (...args) => logger.info(describe(args[0])),
-      warn: (...args) => logger.warn(describe(args[0])),
-      error: (...args) => logger.error(describe(args[0])),
-    },
+    // Yoga's handler, which alone logs, is never used; nothing of it may write outside the service's logger.
+    logging: false,
   });
   const getEnveloped = yoga.getEnveloped as unknown as GetEnvelopedFn<OperationContext>;
   const { replicas } = deps.db;

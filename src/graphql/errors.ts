@@ -114,7 +114,6 @@ function isUnreachable(error: unknown): boolean {
 const isStatementCancelled = (error: unknown): boolean =>
   inChain(error, (inner) => (inner as { code?: unknown }).code === '57014');
 
-
 /**
  * Yoga's error mask: domain errors become coded client errors, GraphQL's own errors pass, anything else
  * is logged and replaced by a bare "Internal server error" (503 when the database is out of reach).
