@@ -12,7 +12,7 @@ import type { ForgetMails } from './privacy/privacy.service.ts';
 import type { CallOff } from './tickets/call-off.ts';
 import type { Dispatcher } from './webhooks/dispatcher.ts';
 
-/** What the domains count in the metrics (src/http/metrics.ts implements it). */
+/** What the domains count in the metrics (src/metrics/metrics.ts implements it). */
 export interface DomainCounters {
   checkIn(outcome: CheckInOutcome): void;
   ticketSold(ticketType: string, category: string): void;

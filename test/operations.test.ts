@@ -4,7 +4,7 @@
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Timings } from '../src/http/timings.ts';
+import { Timings } from '../src/metrics/timings.ts';
 import { basic, STAFF, startMuseum, type TestMuseum } from './support/museum.ts';
 import { logLines, type RunningServer, spawnServerFor } from './support/server.ts';
 import { useMuseum } from './support/use-museum.ts';

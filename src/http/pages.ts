@@ -1,10 +1,10 @@
 import type { Database } from '../db/database.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import { problemAnswer } from '../protocol/problem.ts';
 import type { HttpAnswer, HttpRequest } from '../protocol/request.ts';
 import { DOCS_PATHS, docsPages, isDocsPath } from './docs.ts';
 import { frontPage } from './front-page.ts';
 import { GRAPHIQL_ASSETS } from './graphiql.ts';
-import type { Metrics } from './metrics.ts';
 
 type Page = (request: HttpRequest) => HttpAnswer | Promise<HttpAnswer>;
 

@@ -2,12 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { withoutAddresses } from '../common/text.ts';
 import type { Logger } from '../logger.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { TrustedProxies } from '../protocol/client-address.ts';
 import { problemAnswer } from '../protocol/problem.ts';
 import { fromNode, type HttpAnswer, type HttpRequest, sendNode } from '../protocol/request.ts';
 import { inSpan, tracing } from '../tracing.ts';
 import { addEdgeHeaders, isPageScript, preflight } from './edge-headers.ts';
-import type { Metrics } from './metrics.ts';
 
 type Handler = (request: HttpRequest) => HttpAnswer | Promise<HttpAnswer>;
 
