@@ -4,6 +4,9 @@
 // on the engine's builder, over db and common.
 const DOMAINS =
   '(hours|events|prices|tickets|orders|payments|mail|check-ins|accounts|privacy|webhooks|reports)';
+// What serves clients and assembles the process: nothing below reaches it, not even through a root file or a
+// type. (protocol/ is not among them: it is what the transports and the engine share, below both.)
+const TRANSPORT = '^src/(http|rest|openapi|cli|metrics|graph)/|^src/(app|server|prepare)\\.ts$|^src/start\\.mjs$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -74,6 +77,43 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/graphql/' },
       to: { path: '^src/(http|rest)/' },
+    },
+    {
+      name: 'db-reaches-no-domain',
+      comment:
+        'The database layer reaches no domain, directly, through a root file (config.ts, logger.ts) or through mikro-orm.config.ts.',
+      severity: 'error',
+      from: { path: '^src/db/' },
+      to: { path: `^src/${DOMAINS}/|^mikro-orm\\.config\\.ts$`, reachable: true },
+    },
+    {
+      name: 'common-reaches-no-domain',
+      comment: 'common/ reaches no domain, not even through a root file.',
+      severity: 'error',
+      from: { path: '^src/common/' },
+      to: { path: `^src/${DOMAINS}/`, reachable: true },
+    },
+    {
+      name: 'engine-reaches-no-transport',
+      comment: 'The engine reaches no transport, nor the assembly of the schema or the composition root, by any path.',
+      severity: 'error',
+      from: { path: '^src/graphql/' },
+      to: { path: TRANSPORT, reachable: true },
+    },
+    {
+      name: 'domains-reach-no-transport',
+      comment: 'A domain reaches no transport or the composition root, by any path (src/context.ts included).',
+      severity: 'error',
+      from: { path: `^src/${DOMAINS}/|^src/context\\.ts$` },
+      to: { path: TRANSPORT, reachable: true },
+    },
+    {
+      name: 'foundation-reaches-no-transport',
+      comment:
+        'The settings, the logger and tracing (root files every layer may import) reach no transport nor the composition root.',
+      severity: 'error',
+      from: { path: '^src/(config|environment|logger|tracing)\\.ts$' },
+      to: { path: TRANSPORT, reachable: true },
     },
     {
       name: 'rest-beside-http',

@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import pino from 'pino';
 import { withoutAddresses } from './common/text.ts';
-import type { Config } from './config.ts';
+
+/** The levels LOG_LEVEL may name (src/environment.ts). */
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -31,7 +33,7 @@ export interface RequestLine {
  * name may be one, an error may repeat its input), it is written as `<address>`: in the message and in every
  * string of the fields, and in the request line's account.
  */
-export function createLogger(level: Config['logLevel'], destination?: pino.DestinationStream): Logger {
+export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
   const { stream, gathersLines } = destination
     ? { stream: destination, gathersLines: false }
     : defaultDestination();
