@@ -170,8 +170,9 @@ export function createEngine(options: EngineDeps): Engine {
   async function prepare(operation: Operation): Promise<PreparedOperation | ExecutionResult> {
     let context: OperationContext | undefined;
     try {
-      const { incremental = false, operationName } = operation;
-      const trusted = operation.document !== undefined || operation.query === undefined;
+      const { incremental = false, operationName, query } = operation;
+      // The service's own document, or a trusted document's (named by its id rather than sent).
+      const trusted = operation.document !== undefined || query === undefined;
       const text = operation.document ? undefined : textOf(operation);
       if (text !== undefined) {
         const tooLong = tokenCheck(text);
