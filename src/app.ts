@@ -17,6 +17,7 @@ import { graphqlEndpoint } from './http/graphql-endpoint.ts';
 import { createMetrics } from './http/metrics.ts';
 import { pagesTable } from './http/pages.ts';
 import { createPipeline, type Pipeline } from './http/pipeline.ts';
+import { stripeWebhook } from './http/stripe-webhook.ts';
 import { createWebSockets, type WebSockets } from './http/websocket.ts';
 import { createYogaServer, type Yoga } from './http/yoga-server.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -120,6 +121,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
       isDraining: options.isDraining ?? (() => false),
       metrics,
       graphiqlAssets: graphiql?.assets,
+      stripeWebhook: stripeWebhook(deps, mask),
     }),
     graphqlPath: GRAPHQL_ENDPOINT,
     graphql: graphqlEndpoint({

@@ -1,5 +1,6 @@
-// Stripe's webhook, POST /payments/stripe: what it answers, to Stripe and to a request Stripe would not send
-// (never a 5xx; the same problem+json as every route), pinned before it becomes a route of its own (issue 56).
+// Stripe's webhook, POST /payments/stripe (issue 56): a route of the HTTP lane that reads the raw body and the
+// Stripe-Signature header and hands them to the payments, not a field of the GraphQL schema. What it answers
+// when the request is not one Stripe would send: never a 5xx, the same problem+json as every route.
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { BODY_LIMIT_BYTES } from '../../src/protocol/request.ts';
@@ -37,6 +38,16 @@ describe('POST /payments/stripe', () => {
     expect(answer.text).toBe('{"received":true,"outcome":"ignored"}');
     const replay = await sendStripeEvent(museum, otherEvent('evt_webhook_ok'));
     expect(replay.body).toEqual({ received: true, outcome: 'replayed' });
+  });
+
+  it('takes no account: credentials sent with an event, even wrong ones, are not looked at', async () => {
+    const { body, headers } = signedEventRequest(
+      otherEvent('evt_webhook_credentials'),
+      STRIPE_WEBHOOK_SECRET,
+    );
+    const answer = await post(body, { ...headers, authorization: 'Basic bm9ib2R5Ondyb25n' });
+    expect(answer.status).toBe(200);
+    expect(answer.body.outcome).toBe('ignored');
   });
 
   it('hands the verifier the body exactly as it came: one byte changed, and the signature does not verify', async () => {
