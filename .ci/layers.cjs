@@ -6,7 +6,8 @@ const DOMAINS =
   '(hours|events|prices|tickets|orders|payments|mail|check-ins|accounts|privacy|webhooks|reports)';
 // What serves clients and assembles the process: nothing below reaches it, not even through a root file or a
 // type. (protocol/ is not among them: it is what the transports and the engine share, below both.)
-const TRANSPORT = '^src/(http|rest|openapi|cli|metrics|graph)/|^src/(app|server|prepare)\\.ts$|^src/start\\.mjs$';
+const TRANSPORT =
+  '^src/(http|rest|openapi|cli|metrics|graph)/|^src/(app|server|prepare)\\.ts$|^src/start\\.mjs$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -95,14 +96,16 @@ module.exports = {
     },
     {
       name: 'engine-reaches-no-transport',
-      comment: 'The engine reaches no transport, nor the assembly of the schema or the composition root, by any path.',
+      comment:
+        'The engine reaches no transport, nor the assembly of the schema or the composition root, by any path.',
       severity: 'error',
       from: { path: '^src/graphql/' },
       to: { path: TRANSPORT, reachable: true },
     },
     {
       name: 'domains-reach-no-transport',
-      comment: 'A domain reaches no transport or the composition root, by any path (src/context.ts included).',
+      comment:
+        'A domain reaches no transport or the composition root, by any path (src/context.ts included).',
       severity: 'error',
       from: { path: `^src/${DOMAINS}/|^src/context\\.ts$` },
       to: { path: TRANSPORT, reachable: true },

@@ -15,6 +15,7 @@ import { graphiqlPages } from './http/graphiql.ts';
 import { graphqlEndpoint } from './http/graphql-endpoint.ts';
 import { pagesTable } from './http/pages.ts';
 import { createPipeline, type Pipeline } from './http/pipeline.ts';
+import { stripeWebhook } from './http/stripe-webhook.ts';
 import { createWebSockets, type WebSockets } from './http/websocket.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
@@ -101,6 +102,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
       isDraining: options.isDraining ?? (() => false),
       metrics,
       graphiqlAssets: graphiql?.assets,
+      stripeWebhook: stripeWebhook(deps, mask),
     }),
     graphqlPath: GRAPHQL_ENDPOINT,
     graphql: graphqlEndpoint({ engine, graphiql: graphiql?.page, keepAliveMs: deps.config.keepAliveMs }),

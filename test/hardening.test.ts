@@ -431,9 +431,6 @@ describe('execution timeout', () => {
   }, 90_000);
 });
 
-/** Operations without an account: Stripe's webhook, which the payload's signature vouches for instead. */
-const OPEN_OPERATIONS = new Set(['receiveStripeEvent']);
-
 /** The visitor account again, after a matrix deleted it (deleteMyAccount): the operations after need it. */
 async function restoreVisitor() {
   const em = museum.deps.db.fork();
@@ -528,8 +525,6 @@ describe('auth matrix: every REST operation × credentials (C2)', () => {
       email: 'ana@example.com',
     }),
     setPriceList: () => ({ categories: [{ category: 'adult', name: 'Adult', generalAdmission: 20 }] }),
-    // Payments are off here: a signed event would find no one to take it (404).
-    receiveStripeEvent: () => ({ id: 'evt_1', object: 'event' }),
     exportBuyerData: () => ({ email: 'todd@example.com' }),
     eraseBuyerData: () => ({ email: 'todd@example.com' }),
   };
@@ -573,18 +568,13 @@ describe('auth matrix: every REST operation × credentials (C2)', () => {
           headers: body === undefined ? {} : { 'content-type': 'application/json' },
         });
         const where = `${who}: ${response.status} ${response.text.slice(0, 200)}`;
-        if (OPEN_OPERATIONS.has(route.operationId) && who === 'none') {
-          // Stripe sends no credentials: its signature vouches for the event (and payments are off here).
-          expectProblem(response, 404, 'Not found');
-        } else if (who === 'none' || who === 'garbled' || who === 'wrong') {
+        if (who === 'none' || who === 'garbled' || who === 'wrong') {
           expectProblem(response, 401, 'Unauthorized');
           expect(response.headers.get('www-authenticate'), where).toBe(
             'Basic realm="Museum API", charset="UTF-8"',
           );
         } else if (who === 'visitor' && staffOnly.has(route.operationId)) {
           expectProblem(response, 403, 'Forbidden');
-        } else if (OPEN_OPERATIONS.has(route.operationId)) {
-          expectProblem(response, 404, 'Not found');
         } else if (route.operationId === 'deleteMyAccount' && who === 'staff') {
           // The last staff account stays.
           expectProblem(response, 409, 'Conflict');
@@ -632,10 +622,8 @@ describe('auth matrix: every GraphQL root field × credentials', () => {
         body: JSON.stringify({ query }),
         headers: { 'content-type': 'application/json' },
       });
-      // An open field needs no account, so its missing arguments are what is wrong.
-      if (OPEN_OPERATIONS.has(field.name))
-        expect(anonymous.body.errors[0].extensions.code, field.name).toBe('BAD_USER_INPUT');
-      else expect(anonymous.status, field.name).toBe(401);
+      // No field is open: Stripe's webhook, which its signature vouches for, is a route (POST /payments/stripe).
+      expect(anonymous.status, field.name).toBe(401);
       const scopes = (field.extensions as { pothosOptions?: { authScopes?: Record<string, unknown> } })
         .pothosOptions?.authScopes;
       const staffOnly = scopes !== undefined && !('authenticated' in scopes) && 'staff' in scopes;

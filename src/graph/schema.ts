@@ -10,7 +10,6 @@ import '../tickets/tickets.graphql.ts';
 import '../accounts/accounts.graphql.ts';
 import '../orders/orders.graphql.ts';
 import '../orders/ticket-purchase.graphql.ts';
-import '../payments/payments.graphql.ts';
 import '../check-ins/check-ins.graphql.ts';
 import '../reports/sales.graphql.ts';
 import '../webhooks/webhooks.graphql.ts';
@@ -21,10 +20,7 @@ import '../privacy/privacy.graphql.ts';
 import './nodes.graphql.ts';
 
 builder.queryType({ description: 'Every field needs HTTP Basic credentials of an account.' });
-builder.mutationType({
-  description:
-    "Every field needs HTTP Basic credentials, some the staff role; but receiveStripeEvent, Stripe's, which its signature vouches for.",
-});
+builder.mutationType({ description: 'Every field needs HTTP Basic credentials, some the staff role.' });
 builder.subscriptionType({
   description: 'Server-sent events (`Accept: text/event-stream`); every field needs HTTP Basic credentials.',
 });

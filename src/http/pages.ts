@@ -5,6 +5,7 @@ import type { HttpAnswer, HttpRequest } from '../protocol/request.ts';
 import { DOCS_PATHS, docsPages, isDocsPath } from './docs.ts';
 import { frontPage } from './front-page.ts';
 import { GRAPHIQL_ASSETS } from './graphiql.ts';
+import { STRIPE_WEBHOOK_PATH } from './stripe-webhook.ts';
 
 type Page = (request: HttpRequest) => HttpAnswer | Promise<HttpAnswer>;
 
@@ -35,11 +36,13 @@ export interface PagesOptions {
   metrics?: Metrics;
   /** GraphiQL's script, stylesheet and fonts, under GRAPHIQL_ASSETS; absent when GRAPHIQL=false. */
   graphiqlAssets?: Page;
+  /** Stripe's webhook (src/http/stripe-webhook.ts), served whether or not payments are on (404 when off). */
+  stripeWebhook: Page;
 }
 
 /**
- * What is not an operation: the front page, the health checks, the metrics, the favicon and the
- * documentation. The route table by path; null for a path that is none of them.
+ * What is not an operation: the front page, the health checks, the metrics, the favicon, the documentation
+ * and Stripe's webhook. The route table by path; null for a path that is none of them.
  */
 export function pagesTable(
   options: PagesOptions,
@@ -71,6 +74,7 @@ export function pagesTable(
       headers: { 'Cache-Control': 'public, max-age=86400' },
       body: null,
     }),
+    [STRIPE_WEBHOOK_PATH]: options.stripeWebhook,
   };
   if (metrics)
     table['/metrics'] = async ({ method }) =>

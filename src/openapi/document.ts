@@ -8,7 +8,9 @@
 //   (schemas.ts);
 // - responses from the GraphQL output type and the fields the route's document selects (operations.ts);
 // - error responses from the error table (common/errors.ts) and what a route does (auth, body, path), and
-//   the other shared components (components.ts).
+//   the other shared components (components.ts);
+// - Stripe's webhook, a route of the HTTP lane rather than of routes.ts, from the zod schemas its handler uses
+//   (payment-docs.ts).
 // The document's own prose and the reference's shared parameters are in prose.ts. A row added to
 // routes.ts, with its documentation in route-docs.ts, appears without touching this file.
 
@@ -20,7 +22,7 @@ import type { Route } from '../rest/route.ts';
 import { routes as restRoutes } from '../rest/routes.ts';
 import { createComponents } from './components.ts';
 import { openApiPath, operationOf } from './operations.ts';
-import { paymentDocs } from './payment-docs.ts';
+import { STRIPE_WEBHOOK, stripeWebhookOperation } from './payment-docs.ts';
 import { privacyDocs } from './privacy-docs.ts';
 import { DESCRIPTION, PUBLISH_NEW_EVENT, TAGS } from './prose.ts';
 import { type RouteDocs, routeDocs } from './route-docs.ts';
@@ -40,7 +42,6 @@ export function buildOpenApiDocument(
     ...routeDocs,
     ...visitDocs,
     ...saleDocs,
-    ...paymentDocs,
     ...privacyDocs,
   },
 ): Json {
@@ -57,6 +58,9 @@ export function buildOpenApiDocument(
       [route.method.toLowerCase()]: operationOf(schema, route, documented, components),
     };
   }
+  // Stripe's webhook, a route of the HTTP lane beside the operations, from its own schemas (payment-docs.ts).
+  usedTags.add(STRIPE_WEBHOOK.tag);
+  paths[STRIPE_WEBHOOK.path] = { [STRIPE_WEBHOOK.method]: stripeWebhookOperation(components) };
 
   return {
     openapi: '3.1.0',

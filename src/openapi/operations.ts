@@ -255,7 +255,7 @@ function refusalsOf(route: CompiledRoute, field: GraphQLField<unknown, unknown>,
   if (route.notFound || pathParameterNames(route.path).length > 0) kinds.push('notFound');
   kinds.push(...(docs.problems ?? []));
   if (docs.idempotencyKey) kinds.push('unprocessable'); // the key again with another body
-  if (route.body || route.rawBody) kinds.push('payloadTooLarge', 'unsupportedMediaType');
+  if (route.body) kinds.push('payloadTooLarge', 'unsupportedMediaType');
   // Failed logins, and requests in progress from one client (src/http/listener.ts), whatever the operation.
   kinds.push('tooManyRequests', 'internal', 'unavailable');
   return [...new Set(kinds)].sort((a, b) => ERROR_KINDS[a].status - ERROR_KINDS[b].status);
@@ -285,18 +285,6 @@ export function operationOf(
   if (parameters.length > 0) operation.parameters = parameters;
   const inputType = route.body ? variableTypes.get(BODY_VARIABLE) : undefined;
   if (inputType) operation.requestBody = requestBodyOf(inputType, docs, components);
-  // A body taken as it came (a signed webhook's): any JSON object, as its sender documents it.
-  const raw = route.rawBody ? field.args.find((a) => a.name === route.rawBody) : undefined;
-  if (raw)
-    operation.requestBody = {
-      required: true,
-      content: {
-        'application/json': {
-          schema: { type: 'object', description: raw.description ?? '' },
-          ...components.addExamples(docs.examples?.request),
-        },
-      },
-    };
   // An operation open to anyone (its own check instead, such as a signature): no credentials.
   if (!scopesOf(field)) operation.security = [];
 

@@ -100,15 +100,14 @@ export function createRestHandler(
       const value = request.header(route.headers[name]!);
       if (value !== null) variables[name] = value;
     }
-    if (route.body || route.rawBody) {
+    if (route.body) {
       const body = await readJsonBody(request, 'The request body');
       if (!body.ok) return problem(body.kind, body.detail, body.issues, body.headers);
       if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value))
         return problem('validation', 'The request body must be a JSON object', [
           { path: '', message: 'must be a JSON object' },
         ]);
-      if (route.rawBody) variables[route.rawBody] = body.text;
-      else variables[BODY_VARIABLE] = body.value;
+      variables[BODY_VARIABLE] = body.value;
       if (route.beyondReference) {
         const given = body.value as Record<string, unknown>;
         variables.beyondReference = route.beyondReference.some((field) => given[field] != null);

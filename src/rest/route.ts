@@ -11,11 +11,6 @@ export interface Route {
   query?: string[];
   /** The JSON request body becomes the `input` variable. */
   body?: true;
-  /**
-   * The JSON request body, exactly as it came, becomes this String variable: a signed webhook's signature
-   * covers its bytes, not what parsing them makes of it.
-   */
-  rawBody?: string;
   /** Request headers the operation reads, by variable name (`ifMatch: 'if-match'`), when sent. */
   headers?: Record<string, string>;
   /**

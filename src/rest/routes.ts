@@ -246,16 +246,6 @@ export const routes: Route[] = [
     alternative: { contentType: 'text/csv; charset=utf-8', render: salesCsv },
   },
   {
-    operationId: 'receiveStripeEvent',
-    method: 'POST',
-    path: '/payments/stripe',
-    rawBody: 'payload',
-    headers: { signature: 'stripe-signature' },
-    document: `mutation receiveStripeEvent($payload: String!, $signature: String) {
-      receiveStripeEvent(payload: $payload, signature: $signature) { received outcome } }`,
-    status: 200,
-  },
-  {
     operationId: 'createWebhookSubscription',
     method: 'POST',
     path: '/webhook-subscriptions',

@@ -1,9 +1,12 @@
-// Hostile HTTP requests across every REST operation (src/rest/routes.ts) and every GraphQL root field:
-// malformed types, huge and control-character strings, invalid UTF-8, deep JSON, odd content types,
-// duplicate parameters, path tricks, garbled credentials. Shared by test/fuzz.test.ts and `npm run fuzz`.
+// Hostile HTTP requests across every REST operation (src/rest/routes.ts, and Stripe's webhook) and every
+// GraphQL root field: malformed types, huge and control-character strings, invalid UTF-8, deep JSON, odd
+// content types, duplicate parameters, path tricks, garbled credentials. Shared by test/fuzz.test.ts and
+// `npm run fuzz`.
 import fc from 'fast-check';
 import { type GraphQLField, getNamedType, isLeafType, isObjectType } from 'graphql';
 import { schema } from '../../src/graph/schema.ts';
+import { STRIPE_WEBHOOK_PATH } from '../../src/http/stripe-webhook.ts';
+import type { Route } from '../../src/rest/route.ts';
 import { routes } from '../../src/rest/routes.ts';
 
 export interface WireRequest {
@@ -30,7 +33,14 @@ export interface FuzzContext {
  * request would be a refused login. test/privacy/ and the auth matrices of test/hardening.test.ts cover it.
  */
 const SIGNS_ITSELF_OUT = new Set(['deleteMyAccount']);
-const fuzzedRoutes = routes.filter((route) => !SIGNS_ITSELF_OUT.has(route.operationId));
+/** Stripe's webhook, a route of the HTTP lane (src/http/stripe-webhook.ts) rather than of routes.ts. */
+const STRIPE_WEBHOOK: Pick<Route, 'operationId' | 'method' | 'path' | 'body'> = {
+  operationId: 'receiveStripeEvent',
+  method: 'POST',
+  path: STRIPE_WEBHOOK_PATH,
+  body: true,
+};
+const fuzzedRoutes = [...routes.filter((route) => !SIGNS_ITSELF_OUT.has(route.operationId)), STRIPE_WEBHOOK];
 
 const utf8 = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
 
