@@ -39,6 +39,14 @@ module.exports = {
       to: { path: `^src/${DOMAINS}/` },
     },
     {
+      name: 'db-reaches-no-domain',
+      comment:
+        'Nor through another file: a root file (mikro-orm.config.ts, which lists the entities) or any other path.',
+      severity: 'error',
+      from: { path: '^src/db/' },
+      to: { path: `^src/${DOMAINS}/`, reachable: true },
+    },
+    {
       name: 'common-at-the-bottom',
       comment: 'common/ is what every layer shares: it imports nothing of the project above it.',
       severity: 'error',
