@@ -150,10 +150,10 @@ export async function openMuseum(
     await prepareDatabase(db, config, logger, options.announce);
     // One line: how the database is reached (direct, behind a transaction pooler, with replicas).
     logger.info(`database: ${db.mode.description}`, { databaseMode: db.mode.mode });
-    const throttle = createLoginThrottler(() => db.fork());
+    const throttle = createLoginThrottler(db.sql);
     const authenticator = createAuthenticator({
-      findAccount: (name) => findCredentials(db.fork(), name),
-      upgradeHash: (account, password) => upgradePasswordHash(db.fork(), account, password),
+      findAccount: (name) => findCredentials(db.sql, name),
+      upgradeHash: (account, password) => upgradePasswordHash(db.sql, account, password),
       throttle,
       audit: (message, fields) => logger.warn(message, fields),
     });
@@ -225,7 +225,7 @@ export async function openMuseum(
     const retentionRun = retention();
     const purge = setInterval(() => {
       void retention();
-      purgeExpiredKeys(db.fork()).catch((error) =>
+      purgeExpiredKeys(db.sql).catch((error) =>
         logger.warn('purging idempotency keys failed', { error: String(error) }),
       );
       throttle

@@ -1,22 +1,15 @@
 import { join } from 'node:path';
+import type { DatabaseSettings } from './db/settings.ts';
 import { configSchema, type EnvConfig, STRIPE_SETTINGS } from './environment.ts';
 import { loadTrustedDocuments, type TrustedDocuments } from './graphql/trusted-documents.ts';
 import type { MailTransportSettings } from './mail/transport.ts';
 import { NO_PROXY, type TrustedProxies } from './protocol/client-address.ts';
 import { DEFAULT_RETRY_SCHEDULE } from './webhooks/webhooks.rules.ts';
 
-export interface EmbeddedSettings {
-  kind: 'embedded';
-  /** Where the database is kept; null: in memory, gone when the process ends. */
-  dataDir: string | null;
-  /** Where a new in-memory database's initdb result is kept for the next start (src/db/fresh-cluster.ts). */
-  cacheDir?: string;
-}
-
 export interface Config {
   port: number;
   host: string;
-  database: EmbeddedSettings | PostgresSettings;
+  database: DatabaseSettings;
   /** Demo events are seeded only on a fresh embedded database kept on disk, never on a real server. */
   seedDemoEvents: boolean;
   timeZone: string;
@@ -103,27 +96,6 @@ export interface StripeSettings {
 }
 
 /** A PostgreSQL server, reached directly or through a transaction pooler, with read replicas or not. */
-export interface PostgresSettings {
-  kind: 'postgres';
-  /** Request traffic: the server itself, or a transaction-mode pooler in front of it. */
-  url: string;
-  /**
-   * DATABASE_DIRECT_URL: the server itself, when `url` is a transaction pooler (its presence says so).
-   * Migrations, their lock and LISTEN use it; request traffic then holds nothing beyond a transaction.
-   */
-  directUrl: string | null;
-  /** DATABASE_READ_URLS: streaming replicas for reads that may be slightly stale. */
-  readUrls: string[];
-  /** A replica whose replay is further behind than this many seconds is skipped. */
-  replicaMaxLagSeconds: number;
-  /**
-   * REQUEST_TIMEOUT_MS (at least 1 s): PostgreSQL cancels a statement that runs longer (`statement_timeout`), so
-   * an operation answered 503 for its deadline stops its work too. Behind a pooler the pooler sets it
-   * (docs/operations.md).
-   */
-  statementTimeoutMs: number;
-}
-
 export class ConfigError extends Error {}
 
 /** Parses the environment; every problem is named in one line, each with its variable. */

@@ -45,7 +45,7 @@ export interface AppDeps {
 
 /**
  * One request's view: who is asking, and what the app is built from. Reads go through prepared SQL
- * (`deps.db.sql`); a write forks its own EntityManager (`deps.db.fork()`) for its unit of work.
+ * (`deps.db.sql`), and so does a write, in a transaction of its own (`deps.db.sql.transaction`).
  */
 export interface RequestContext {
   deps: AppDeps;

@@ -1,10 +1,12 @@
 import { bootstrapAdmin } from './accounts/accounts.service.ts';
 import { museumClock } from './common/dates.ts';
 import type { Config } from './config.ts';
-import { type Database, migrate } from './db/database.ts';
+import type { Database } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
 import { seedDemoEvents } from './events/demo-events.ts';
 import type { Logger } from './logger.ts';
 import { GENERAL_ADMISSION } from './tickets/ticket-sales.entity.ts';
+import { FORGET_SALES } from './tickets/tickets.queries.ts';
 
 const INITIAL_MIGRATION = 'Migration20261122000000';
 
@@ -18,15 +20,14 @@ export async function prepareDatabase(
   logger: Logger,
   announce?: (line: string) => void,
 ): Promise<void> {
-  const applied = await migrate(db, async (em, appliedNow) => {
-    await bootstrapAdmin(em, config.admin, logger, announce);
+  const applied = await migrate(db, async (tx, appliedNow) => {
+    await bootstrapAdmin(tx, config.admin, logger, announce);
     const freshDatabase = appliedNow.includes(INITIAL_MIGRATION);
     if (freshDatabase && config.seedDemoEvents)
-      await seedDemoEvents(em, museumClock(config.timeZone).today());
+      await seedDemoEvents(tx, museumClock(config.timeZone).today());
     // Without a daily capacity, general sales are not counted; counts left from an earlier capacity
     // would be short the day one is set again. Dropped, they are recounted from the tickets when needed.
-    if (config.dailyCapacity === null)
-      await em.execute(`delete from ticket_sales where scope = ?`, [GENERAL_ADMISSION]);
+    if (config.dailyCapacity === null) await tx.query(FORGET_SALES, [GENERAL_ADMISSION]);
   });
   if (applied.length > 0) logger.info('applied migrations', { migrations: applied });
 }

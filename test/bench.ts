@@ -18,12 +18,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { Account } from '../src/accounts/account.entity.ts';
-import { hashPassword } from '../src/accounts/passwords.ts';
 import { openMuseum } from '../src/app.ts';
 import { addDays, isoWeekday } from '../src/common/dates.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
+import { execute, insertAccount } from './support/db.ts';
 import { basic } from './support/museum.ts';
 import { type RunningServer, spawnServer } from './support/server.ts';
 
@@ -63,8 +62,9 @@ async function seed(env: Record<string, string>, events: number): Promise<string
     announce: () => {},
   });
   try {
-    const em = museum.deps.db.fork();
-    const [{ count } = { count: 0 }] = await em.execute<{ count: number }[]>(
+    const { db } = museum.deps;
+    const [{ count } = { count: 0 }] = await execute<{ count: number }[]>(
+      db,
       'select count(*)::int as count from special_event',
     );
     if (count < events) {
@@ -72,36 +72,32 @@ async function seed(env: Record<string, string>, events: number): Promise<string
       // In slices, so the embedded database never holds one huge statement's work at once.
       for (let done = count; done < events; done += 100_000) {
         const slice = Math.min(100_000, events - done);
-        await em.execute(
+        await execute(
+          db,
           `insert into special_event (id, name, location, event_description, price, created_at)
            select gen_random_uuid(), 'Event ' || n, 'Hall ' || (n % 20), 'Benchmark event ' || n, (n % 100) + 0.5, now()
-           from generate_series(?::int + 1, ?::int + ?::int) as n`,
+           from generate_series($1::int + 1, $2::int + $3::int) as n`,
           [done, done, slice],
         );
-        await em.execute(
+        await execute(
+          db,
           `insert into special_event_date (event_id, date, name, previous_date, listed)
            select e.id, d.date, e.name, lag(d.date) over (partition by e.id order by d.date), true
            from special_event e
            cross join lateral (
-             select distinct (?::date + ((abs(hashtext(e.id::text || k)) % 1095)))::date as date
+             select distinct ($1::date + ((abs(hashtext(e.id::text || k)) % 1095)))::date as date
              from generate_series(1, 1 + abs(hashtext(e.id::text)) % 5) as k
            ) d
            where not exists (select 1 from special_event_date x where x.event_id = e.id)`,
           [today],
         );
       }
-      await em.execute('analyze');
+      await execute(db, 'analyze');
       console.error(`seeded ${events - count} events in ${Math.round(performance.now() - started)} ms`);
     }
-    if (!(await em.findOne(Account, { name: 'bench' }))) {
-      em.create(Account, {
-        name: 'bench',
-        role: 'staff',
-        passwordHash: await hashPassword('bench-password'),
-      });
-      await em.flush();
-    }
-    const [first] = await em.execute<{ id: string }[]>('select id from special_event order by id limit 1');
+    const [bench] = await execute(db, `select 1 from account where name = 'bench'`);
+    if (!bench) await insertAccount(db, { name: 'bench', role: 'staff', password: 'bench-password' });
+    const [first] = await execute<{ id: string }[]>(db, 'select id from special_event order by id limit 1');
     return first!.id;
   } finally {
     await museum.close();

@@ -19,6 +19,7 @@ import type { RequestContext } from '../src/context.ts';
 import { schema } from '../src/graph/schema.ts';
 import { operationSource } from '../src/graphql/operations.ts';
 import { graphqlRefusal } from '../src/http/graphql-endpoint.ts';
+import { execute } from './support/db.ts';
 import { basic, eventBody, STAFF, type TestResponse, VISITOR } from './support/museum.ts';
 import { statementsSentBy } from './support/statements.ts';
 import { useMuseum } from './support/use-museum.ts';
@@ -251,11 +252,10 @@ describe('GraphQL over HTTP, answered as yoga answers it', () => {
 
   it('refuses wrong credentials as yoga does, counting the failed login once', async () => {
     const failures = async () => {
-      const [row] = await museum.deps.db
-        .fork()
-        .execute(
-          `select coalesce(sum(failures), 0)::int as n from login_throttle where key like 'account:%'`,
-        );
+      const [row] = await execute(
+        museum.deps.db,
+        `select coalesce(sum(failures), 0)::int as n from login_throttle where key like 'account:%'`,
+      );
       return row!.n as number;
     };
     const before = await failures();

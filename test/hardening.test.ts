@@ -12,12 +12,11 @@ import {
   validate,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Account } from '../src/accounts/account.entity.ts';
-import { hashPassword } from '../src/accounts/passwords.ts';
 import { schema } from '../src/graph/schema.ts';
 import { measureQuery, QUERY_LIMITS } from '../src/graphql/query-limits.ts';
 import { BODY_LIMIT_BYTES } from '../src/protocol/request.ts';
 import { routes } from '../src/rest/routes.ts';
+import { execute, insertAccount } from './support/db.ts';
 import {
   basic,
   eventBody,
@@ -406,10 +405,10 @@ describe('execution timeout', () => {
     const hasty = await startMuseum({ REQUEST_TIMEOUT_MS: '1' });
     // On PostgreSQL the events table is locked meanwhile, so no read can finish within the millisecond by
     // luck (the embedded database is one session: a lock there would hold up the login too).
-    const locker = hasty.deps.db.kind === 'embedded' ? undefined : hasty.deps.db.fork();
-    await locker?.begin();
+    const locker = hasty.deps.db.kind === 'embedded' ? undefined : await hasty.deps.db.pool.connect();
+    await locker?.query('begin');
     try {
-      await locker?.execute('lock table special_event in access exclusive mode');
+      await locker?.query('lock table special_event in access exclusive mode');
       const authorization = basic(VISITOR.name, VISITOR.password);
       const rest = await call(hasty, 'GET', '/special-events?limit=30', { authorization });
       expectProblem(rest, 503, 'Service unavailable');
@@ -420,10 +419,11 @@ describe('execution timeout', () => {
       );
       expect(graphql.status).toBe(503);
       expect(graphql.body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
-      await locker?.commit();
+      await locker?.query('commit');
       expect((await call(hasty, 'GET', '/health/ready')).status).toBe(200);
     } finally {
-      if (locker?.isInTransaction()) await locker.rollback();
+      await locker?.query('rollback');
+      locker?.release();
       // The abandoned operations finish unseen; let them, before the pool is closed under them.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       await hasty.close();
@@ -433,14 +433,9 @@ describe('execution timeout', () => {
 
 /** The visitor account again, after a matrix deleted it (deleteMyAccount): the operations after need it. */
 async function restoreVisitor() {
-  const em = museum.deps.db.fork();
-  if ((await em.count(Account, { name: VISITOR.name })) > 0) return;
-  em.create(Account, {
-    name: VISITOR.name,
-    role: 'visitor',
-    passwordHash: await hashPassword(VISITOR.password),
-  });
-  await em.flush();
+  const [known] = await execute(museum.deps.db, 'select 1 from account where name = $1', [VISITOR.name]);
+  if (known) return;
+  await insertAccount(museum.deps.db, { name: VISITOR.name, role: 'visitor', password: VISITOR.password });
 }
 
 describe('auth matrix: every REST operation × credentials (C2)', () => {

@@ -57,8 +57,7 @@ builder.mutationFields((t) => ({
     description: 'Creates an account (staff only).',
     authScopes: { staff: true },
     args: { input: t.arg({ type: CreateAccountInput, description: 'The account to create.' }) },
-    resolve: (_root, { input }, { deps }) =>
-      withinArgument('input', () => createAccount(deps.db.fork(), input)),
+    resolve: (_root, { input }, { deps }) => withinArgument('input', () => createAccount(deps.db.sql, input)),
   }),
   unlockAccount: t.boolean({
     description:
@@ -77,6 +76,6 @@ builder.mutationFields((t) => ({
       name: t.arg.string({ validate: accountName, description: 'The name of the account to delete.' }),
     },
     resolve: (_root, { name }, { deps, principal }) =>
-      deleteAccountAs(deps.db.fork(), principal!, name, deps.authenticator),
+      deleteAccountAs(deps.db.sql, principal!, name, deps.authenticator),
   }),
 }));

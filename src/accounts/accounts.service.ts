@@ -1,19 +1,27 @@
+import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, notFound } from '../common/errors.ts';
-import { type Queryable, statement } from '../db/sql.ts';
+import type { Queryable } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
-import { Account } from './account.entity.ts';
+import {
+  ACCOUNT_BY_ID,
+  ACCOUNTS,
+  ANY_ACCOUNT,
+  CREDENTIALS_BY_NAME,
+  DELETE_ACCOUNT,
+  INSERT_ACCOUNT,
+  SET_PASSWORD,
+  SET_STAFF,
+  UPGRADE_HASH,
+} from './accounts.queries.ts';
 import type { NewAccount } from './accounts.rules.ts';
 import type { Authenticator, Principal, StoredCredentials } from './authenticator.ts';
 import { generatePassword, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import type { LoginThrottler } from './throttling.ts';
 
-export async function findCredentials(em: EntityManager, name: string): Promise<StoredCredentials | null> {
-  const account = await em.findOne(Account, { name });
-  return (
-    account && { id: account.id, name: account.name, role: account.role, passwordHash: account.passwordHash }
-  );
+export async function findCredentials(sql: Queryable, name: string): Promise<StoredCredentials | null> {
+  const [account] = await sql.query(CREDENTIALS_BY_NAME, [name]);
+  return account ?? null;
 }
 
 /**
@@ -21,17 +29,13 @@ export async function findCredentials(em: EntityManager, name: string): Promise<
  * changed meanwhile (a new password): the new hash, or null.
  */
 export async function upgradePasswordHash(
-  em: EntityManager,
+  sql: Queryable,
   account: StoredCredentials,
   password: string,
 ): Promise<string | null> {
   const passwordHash = await hashPassword(password);
-  const updated = await em.nativeUpdate(
-    Account,
-    { id: account.id, passwordHash: account.passwordHash },
-    { passwordHash },
-  );
-  return updated === 1 ? passwordHash : null;
+  const updated = await sql.query(UPGRADE_HASH, [account.id, account.passwordHash, passwordHash]);
+  return updated.length === 1 ? passwordHash : null;
 }
 
 /**
@@ -40,57 +44,43 @@ export async function upgradePasswordHash(
  * password printed once.
  */
 export async function bootstrapAdmin(
-  em: EntityManager,
+  tx: Queryable,
   admin: { name: string; password: string } | null,
   logger: Logger,
   announce: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Promise<void> {
   if (admin) {
-    const existing = await em.findOne(Account, { name: admin.name });
+    const [existing] = await tx.query(CREDENTIALS_BY_NAME, [admin.name]);
     if (!existing) {
-      em.create(Account, {
-        name: admin.name,
-        role: 'staff',
-        passwordHash: await hashPassword(admin.password),
-      });
+      await tx.query(INSERT_ACCOUNT, [randomUUID(), admin.name, 'staff', await hashPassword(admin.password)]);
       logger.info('created the configured staff account', { account: admin.name });
     } else if (
       existing.role !== 'staff' ||
       needsRehash(existing.passwordHash) ||
       !(await verifyPassword(admin.password, existing.passwordHash))
     ) {
-      existing.role = 'staff';
-      existing.passwordHash = await hashPassword(admin.password);
+      await tx.query(SET_STAFF, [existing.id, await hashPassword(admin.password)]);
       logger.info('updated the configured staff account', { account: admin.name });
     }
-    await em.flush();
     return;
   }
-  if ((await em.count(Account, {})) > 0) return;
+  if ((await tx.query(ANY_ACCOUNT, []))[0]?.any) return;
   const password = generatePassword();
-  em.create(Account, { name: 'admin', role: 'staff', passwordHash: await hashPassword(password) });
-  await em.flush();
+  await tx.query(INSERT_ACCOUNT, [randomUUID(), 'admin', 'staff', await hashPassword(password)]);
   announce(
     `Created staff account "admin" with password: ${password}  (shown once; set MUSEUM_ADMIN_USER and MUSEUM_ADMIN_PASSWORD to choose your own)`,
   );
 }
 
-const toPrincipal = (account: Account): Principal => ({
-  id: account.id,
-  name: account.name,
-  role: account.role,
-});
-
-export async function listAccounts(em: EntityManager): Promise<Principal[]> {
-  return (await em.find(Account, {}, { orderBy: { name: 'asc' } })).map(toPrincipal);
+export async function listAccounts(sql: Queryable): Promise<Principal[]> {
+  return sql.query(ACCOUNTS, []);
 }
 
-export async function createAccount(em: EntityManager, input: NewAccount): Promise<Principal> {
+export async function createAccount(sql: Queryable, input: NewAccount): Promise<Principal> {
   const passwordHash = await hashPassword(input.password);
   try {
-    const account = em.create(Account, { name: input.name, role: input.role, passwordHash });
-    await em.flush();
-    return toPrincipal(account);
+    const [account] = await sql.query(INSERT_ACCOUNT, [randomUUID(), input.name, input.role, passwordHash]);
+    return account!;
   } catch (error) {
     if (error instanceof UniqueConstraintViolationException)
       throw conflict(`An account named "${input.name}" exists`);
@@ -99,9 +89,9 @@ export async function createAccount(em: EntityManager, input: NewAccount): Promi
 }
 
 /** Deletes an account; its tickets stay (they were paid for) without an owner. */
-export async function deleteAccount(em: EntityManager, name: string): Promise<void> {
-  const deleted = await em.nativeDelete(Account, { name });
-  if (deleted === 0) throw notFound(`There is no account named "${name}"`);
+export async function deleteAccount(sql: Queryable, name: string): Promise<void> {
+  const deleted = await sql.query(DELETE_ACCOUNT, [name]);
+  if (deleted.length === 0) throw notFound(`There is no account named "${name}"`);
 }
 
 /**
@@ -109,13 +99,13 @@ export async function deleteAccount(em: EntityManager, name: string): Promise<vo
  * credentials stop working at once on this instance (`authenticator` forgets them).
  */
 export async function deleteAccountAs(
-  em: EntityManager,
+  sql: Queryable,
   by: Principal,
   name: string,
   authenticator: Pick<Authenticator, 'forget'>,
 ): Promise<true> {
   if (name === by.name) throw conflict('You cannot delete the account you are signed in with');
-  await deleteAccount(em, name);
+  await deleteAccount(sql, name);
   authenticator.forget(name);
   return true;
 }
@@ -135,15 +125,10 @@ export async function unlockAccount(
   return cleared;
 }
 
-export async function changePassword(em: EntityManager, name: string, newPassword: string): Promise<void> {
-  const updated = await em.nativeUpdate(Account, { name }, { passwordHash: await hashPassword(newPassword) });
-  if (updated === 0) throw notFound(`There is no account named "${name}"`);
+export async function changePassword(sql: Queryable, name: string, newPassword: string): Promise<void> {
+  const updated = await sql.query(SET_PASSWORD, [name, await hashPassword(newPassword)]);
+  if (updated.length === 0) throw notFound(`There is no account named "${name}"`);
 }
-
-const ACCOUNT_BY_ID = statement<Principal, [id: string]>(
-  'account_by_id',
-  'select id, name, role from account where id = $1::uuid',
-);
 
 /** An account as `me` shows it: to itself, or to staff; anyone else gets null. */
 export async function getAccount(sql: Queryable, viewer: Principal, id: string): Promise<Principal | null> {

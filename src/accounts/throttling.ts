@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Queryable } from '../db/sql.ts';
+import { ATTEMPT_SUCCEEDED, PURGE_THROTTLE, RESERVE_ATTEMPT, UNLOCK_ACCOUNT } from './accounts.queries.ts';
 
 /**
  * Password checks counted over a window of five minutes, and reserved before the check runs, so guesses
@@ -88,7 +89,7 @@ const MAX_REMEMBERED = 10_000;
  * logins that reach the password check are counted: a credential verified in the last seconds is answered
  * from the authenticator's cache.
  */
-export function createLoginThrottler(fork: () => EntityManager): LoginThrottler {
+export function createLoginThrottler(sql: Queryable): LoginThrottler {
   /** key → [remember until, refused until] (ms since the epoch). */
   const refusals = new Map<string, [number, number]>();
 
@@ -120,11 +121,7 @@ export function createLoginThrottler(fork: () => EntityManager): LoginThrottler 
 
   /** Deletes the rows whose window and refusal are both over: the throttle needs them no more. */
   const purge = async () => {
-    await fork().execute(
-      `delete from login_throttle where window_started_at < now() - make_interval(secs => ?)
-       and (blocked_until is null or blocked_until < now())`,
-      [W],
-    );
+    await sql.query(PURGE_THROTTLE, [W]);
   };
 
   // A row holds a client address, so it goes as soon as the throttle is done with it: a row the last
@@ -153,37 +150,16 @@ export function createLoginThrottler(fork: () => EntityManager): LoginThrottler 
     async reserve(keys) {
       const known = remembered(keys);
       if (known) return known;
-      const ordered = [keys.pair, keys.address, keys.account];
-      // One row per key, in a fixed order (pair, address, account) so concurrent reservations never
-      // deadlock; the row lock on each key orders concurrent attempts, so the limit holds exactly.
-      const rows = await fork().execute<
-        { key: string; failures: number; retry_after: number | null; locked_now: boolean }[]
-      >(
-        `insert into login_throttle as t (key, failures, window_started_at, blocked_until, failure_limit)
-         select k.key, 1, now(), null, k.failure_limit
-         from (values (?, ?::int, 1), (?, ?::int, 2), (?, ?::int, 3)) as k(key, failure_limit, position)
-         order by k.position
-         on conflict (key) do update set
-           failures = case
-             when t.blocked_until > now() then t.failures
-             when t.window_started_at <= now() - make_interval(secs => ${W}) then 1
-             else t.failures + 1 end,
-           window_started_at = case
-             when (t.blocked_until is null or t.blocked_until <= now())
-               and t.window_started_at <= now() - make_interval(secs => ${W}) then now()
-             else t.window_started_at end,
-           blocked_until = case
-             when t.blocked_until > now() then t.blocked_until
-             when excluded.failure_limit is not null and (case
-               when t.window_started_at <= now() - make_interval(secs => ${W}) then 1
-               else t.failures + 1 end) > excluded.failure_limit then now() + make_interval(secs => ${B})
-             end,
-           failure_limit = excluded.failure_limit
-         returning key, failures,
-           ceil(extract(epoch from blocked_until - now()))::int as retry_after,
-           (blocked_until is not null and failures = failure_limit + 1) as locked_now`,
-        ordered.flatMap(({ key, limit }) => [key, limit]),
-      );
+      const rows = await sql.query(RESERVE_ATTEMPT, [
+        W,
+        B,
+        keys.pair.key,
+        keys.pair.limit,
+        keys.address.key,
+        keys.address.limit,
+        keys.account.key,
+        keys.account.limit,
+      ]);
       sweepLater();
       let failures = 0;
       for (const scope of ['pair', 'address'] as const) {
@@ -204,17 +180,7 @@ export function createLoginThrottler(fork: () => EntityManager): LoginThrottler 
 
     async succeeded(keys) {
       refusals.delete(keys.pair.key);
-      await fork().execute(
-        `with cleared as (
-           delete from login_throttle where key in (?, ?) and (blocked_until is null or blocked_until <= now())
-         ), emptied as (
-           delete from login_throttle where key = ? and failures <= 1
-           and (blocked_until is null or blocked_until <= now())
-         )
-         update login_throttle set failures = failures - 1
-         where key = ? and failures > 1 and (blocked_until is null or blocked_until <= now())`,
-        [keys.pair.key, keys.account.key, keys.address.key, keys.address.key],
-      );
+      await sql.query(ATTEMPT_SUCCEEDED, [keys.pair.key, keys.account.key, keys.address.key]);
     },
 
     forgetRefusals() {
@@ -224,10 +190,11 @@ export function createLoginThrottler(fork: () => EntityManager): LoginThrottler 
     async unlock(name) {
       const account = digest(name);
       for (const key of refusals.keys()) if (key.endsWith(`|${account}`)) refusals.delete(key);
-      const cleared = await fork().execute(
-        `delete from login_throttle where key = ? or (key like 'pair:%' and right(key, ?) = ?) returning key`,
-        [`account:${account}`, account.length + 1, `|${account}`],
-      );
+      const cleared = await sql.query(UNLOCK_ACCOUNT, [
+        `account:${account}`,
+        account.length + 1,
+        `|${account}`,
+      ]);
       return cleared.length > 0;
     },
 

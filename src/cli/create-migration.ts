@@ -1,6 +1,8 @@
 // Writes a migration for whatever the entities declare beyond the existing migrations:
 // `npm run db:migration:create`. Review the file before committing it.
-import { migrate, openDatabase } from '../db/database.ts';
+import { entities } from '../../mikro-orm.config.ts';
+import { openDatabase } from '../db/database.ts';
+import { migrate, openMigrator } from '../db/migrate.ts';
 import { runCli, UsageError } from './cli.ts';
 
 const USAGE = `usage: npm run db:migration:create
@@ -12,10 +14,15 @@ await runCli('db:migration:create', USAGE, async (args) => {
   const db = await openDatabase({ kind: 'embedded', dataDir: null });
   try {
     await migrate(db);
-    const result = await db.orm.migrator.create();
-    console.log(
-      result.fileName ? `wrote src/db/migrations/${result.fileName}` : 'entities and migrations agree',
-    );
+    const orm = await openMigrator(db.pool, db.connection, entities);
+    try {
+      const result = await orm.migrator.create();
+      console.log(
+        result.fileName ? `wrote src/db/migrations/${result.fileName}` : 'entities and migrations agree',
+      );
+    } finally {
+      await orm.close(true);
+    }
   } finally {
     await db.close();
   }

@@ -2,7 +2,8 @@
 // (accounts and demo data are the server's start-up work). The server also migrates at start-up; this is
 // for deploy pipelines that migrate first.
 import { loadConfig } from '../config.ts';
-import { migrate, openDatabase } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
+import { migrate } from '../db/migrate.ts';
 import { runCli, UsageError } from './cli.ts';
 
 const USAGE = `usage: npm run db:migrate

@@ -10,7 +10,8 @@ import { changePassword, createAccount, deleteAccount, listAccounts } from '../a
 import { generatePassword } from '../accounts/passwords.ts';
 import { createLoginThrottler } from '../accounts/throttling.ts';
 import { loadConfig } from '../config.ts';
-import { type Database, migrate, openDatabase } from '../db/database.ts';
+import { type Database, openDatabase } from '../db/database.ts';
+import { migrate } from '../db/migrate.ts';
 import { runCli, UsageError } from './cli.ts';
 
 const USAGE = `usage: npm run users -- add NAME --role visitor|staff|gate
@@ -50,10 +51,9 @@ async function run(db: Database, argv: string[]): Promise<void> {
     allowPositionals: true,
     options: { role: { type: 'string' } },
   });
-  const em = db.fork();
   switch (positionals[0]) {
     case 'list': {
-      for (const account of await listAccounts(em)) console.log(`${account.name}\t${account.role}`);
+      for (const account of await listAccounts(db.sql)) console.log(`${account.name}\t${account.role}`);
       return;
     }
     case 'add': {
@@ -61,7 +61,7 @@ async function run(db: Database, argv: string[]): Promise<void> {
       const role = z.enum(ROLES).safeParse(values.role);
       if (!role.success) throw new UsageError('--role must be visitor, staff or gate');
       const { password, generated } = await readPassword();
-      await createAccount(em, { name, role: role.data, password });
+      await createAccount(db.sql, { name, role: role.data, password });
       console.log(
         generated
           ? `added ${name} (${role.data}) with password: ${password}`
@@ -71,20 +71,20 @@ async function run(db: Database, argv: string[]): Promise<void> {
     }
     case 'remove': {
       const name = nameOf(positionals);
-      await deleteAccount(em, name);
+      await deleteAccount(db.sql, name);
       console.log(`removed ${name}`);
       return;
     }
     case 'unlock': {
       const name = nameOf(positionals);
-      await createLoginThrottler(() => db.fork()).unlock(name);
+      await createLoginThrottler(db.sql).unlock(name);
       console.log(`unlocked ${name}: its failed-login counters are cleared`);
       return;
     }
     case 'passwd': {
       const name = nameOf(positionals);
       const { password, generated } = await readPassword();
-      await changePassword(em, name, password);
+      await changePassword(db.sql, name, password);
       console.log(generated ? `new password of ${name}: ${password}` : `changed the password of ${name}`);
       return;
     }

@@ -3,41 +3,39 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
-import { DeadlockException } from '@mikro-orm/core';
-import type { EntityManager, PostgreSqlConnection } from '@mikro-orm/postgresql';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { CompiledQuery, type Kysely } from 'kysely';
 import pg, { type Pool } from 'pg';
-import { type Connection, ormConfig } from '../../mikro-orm.config.ts';
-import type { Config, PostgresSettings } from '../config.ts';
+import { type Connection, createPool } from './connection.ts';
 import { freshCluster } from './fresh-cluster.ts';
 import { createReplicas, type Replicas } from './replicas.ts';
-import { createSql, type Queryable, type Sql } from './sql.ts';
+import type { DatabaseSettings, PostgresSettings } from './settings.ts';
+import { createSql, type Sql, statement } from './sql.ts';
 
 export interface Database {
-  kind: Config['database']['kind'];
+  kind: DatabaseSettings['kind'];
   /** How it is reached, for the start-up line: `embedded`, `direct`, `transaction pooler`, each `+ replicas`. */
   mode: { mode: string; description: string };
-  /** The server itself when `orm` reaches it through a transaction pooler: migrations and their lock use it. */
+  /** How `pool` connects: the migrations (src/db/migrate.ts) run over it. */
+  connection: Connection;
+  /** The server itself when `pool` reaches it through a transaction pooler: migrations and their lock use it. */
   directUrl: string | null;
   /** Read replicas (DATABASE_READ_URLS), when there are any. */
   replicas?: Replicas;
-  orm: MikroORM;
-  /** A fresh EntityManager for one unit of work (one request); never share the global one. */
-  fork(): EntityManager;
-  /** Prepared statements over the ORM's own connection pool, for reads and writes that need no entities. */
+  /** The one way to the database: typed statements and transactions (src/db/sql.ts). */
   sql: Sql;
+  /** The primary's connections, which `sql` uses: their counts for /metrics, and the migrations' turn. */
+  pool: Pool;
+  /** Resolves when the primary answers a statement (the readiness check). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
-// Any constant will do: it only has to be the same for every instance migrating the same database.
-const MIGRATION_LOCK = 0x6d757365;
+const PING = statement<{ one: number }>('ping', 'select 1 as one');
 
 /**
  * Opens the configured database: the embedded PGlite (on disk or in memory) behind a private Unix socket,
- * or a PostgreSQL server. Either way MikroORM talks the same wire protocol through the same driver.
+ * or a PostgreSQL server. Either way pg talks the same wire protocol to it.
  */
-export async function openDatabase(database: Config['database']): Promise<Database> {
+export async function openDatabase(database: DatabaseSettings): Promise<Database> {
   if (database.kind === 'postgres') return openPostgres(database);
 
   // Loaded only for the embedded database: a server on PostgreSQL never pays for PGlite's modules.
@@ -65,19 +63,22 @@ export async function openDatabase(database: Config['database']): Promise<Databa
   });
   await server.start();
   try {
-    const orm = await initOrm({ socketDir });
+    const connection = { socketDir };
+    const pool = createPool(connection);
+    const sql = createSql(pool);
     return {
       kind: 'embedded',
       mode: {
         mode: 'embedded',
         description: `embedded PostgreSQL (PGlite) ${database.dataDir ? `in ${resolve(database.dataDir)}` : 'in memory'}`,
       },
+      connection,
       directUrl: null,
-      orm,
-      fork: () => orm.em.fork(),
-      sql: await sqlOver(orm),
+      sql,
+      pool,
+      ping: () => sql.query(PING, []).then(() => {}),
       async close() {
-        await orm.close(true);
+        await pool.end();
         await server.stop();
         await pglite.close();
         await rm(socketDir, { recursive: true, force: true });
@@ -91,17 +92,6 @@ export async function openDatabase(database: Config['database']): Promise<Databa
     await releaseLock();
     throw error;
   }
-}
-
-function initOrm(connection: Connection): Promise<MikroORM> {
-  return MikroORM.init(ormConfig(connection));
-}
-
-const nativePool = (orm: MikroORM): Promise<Pool> =>
-  (orm.em.getConnection() as PostgreSqlConnection).getNativeClient();
-
-async function sqlOver(orm: MikroORM): Promise<Sql> {
-  return createSql(await nativePool(orm), (error) => orm.em.getDriver().convertException(error));
 }
 
 /** Where a URL points, without its credentials: `host:port/database`. */
@@ -124,10 +114,10 @@ const LISTEN_CHECK_MS = 5_000;
  */
 async function openPostgres(database: PostgresSettings): Promise<Database> {
   const pooler = database.directUrl !== null;
-  const orm = await initOrm({ url: database.url, pooler, statementTimeoutMs: database.statementTimeoutMs });
+  const connection = { url: database.url, pooler, statementTimeoutMs: database.statementTimeoutMs };
+  const pool = createPool(connection);
   let replicas: Replicas | undefined;
   try {
-    const pool = await nativePool(orm);
     replicas =
       database.readUrls.length > 0
         ? createReplicas({
@@ -138,7 +128,7 @@ async function openPostgres(database: PostgresSettings): Promise<Database> {
             statementTimeoutMs: pooler ? undefined : database.statementTimeoutMs,
           })
         : undefined;
-    const sql = createSql(pool, (error) => orm.em.getDriver().convertException(error), {
+    const sql = createSql(pool, {
       pooler,
       listenUrl: database.directUrl ?? undefined,
       replicas,
@@ -164,20 +154,21 @@ async function openPostgres(database: PostgresSettings): Promise<Database> {
     return {
       kind: 'postgres',
       mode: { mode, description },
+      connection,
       directUrl: database.directUrl,
       replicas,
-      orm,
-      fork: () => orm.em.fork(),
       sql,
+      pool,
+      ping: () => sql.query(PING, []).then(() => {}),
       async close() {
         await sql.stopListening();
         await replicas?.close();
-        await orm.close(true);
+        await pool.end();
       },
     };
   } catch (error) {
     await replicas?.close();
-    await orm.close(true);
+    await pool.end();
     throw error;
   }
 }
@@ -216,40 +207,6 @@ async function checkListen(pool: Pool, database: PostgresSettings): Promise<void
 export class DatabaseInUseError extends Error {}
 
 /**
- * The typed statements of src/db/sql.ts inside a MikroORM transaction, on its connection: for a change that
- * writes entities and rows of the other domains in one transaction (an event's dates dropped, and their
- * tickets called off). Failures are MikroORM's exceptions, as the entities' are, so retryOnDeadlock sees them.
- */
-export function statementsIn(tx: EntityManager): Queryable {
-  const context = tx.getTransactionContext<Kysely<unknown>>();
-  if (!context) throw new Error('statementsIn needs an EntityManager inside a transaction');
-  return {
-    async query(statement, values) {
-      try {
-        const result = await context.executeQuery(CompiledQuery.raw(statement.text, [...values]));
-        return result.rows as never[];
-      } catch (error) {
-        throw tx.getDriver().convertException(error as Error);
-      }
-    },
-  };
-}
-
-/**
- * Runs a transaction again when PostgreSQL aborted it to break a deadlock (40P01): writers of the shared
- * counter rows can meet in opposite orders, and one of them is chosen to fail. Three tries at most.
- */
-export async function retryOnDeadlock<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!(error instanceof DeadlockException) || attempt >= 3) throw error;
-    }
-  }
-}
-
-/**
  * An embedded database on disk belongs to one process: a second one (a server, `npm run users`) would
  * corrupt it. The lock file holds the owner's pid; a lock whose process is gone is taken over.
  */
@@ -280,45 +237,5 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Applies pending migrations, then runs `afterMigrate` (the start-up data). Over PostgreSQL an advisory
- * lock, held by a transaction on a connection of its own, makes instances that start together take turns.
- * The embedded database has one connection and one process, so it needs no lock (and could not take one
- * without starving the migrator of its only connection).
- */
-export async function migrate(
-  db: Database,
-  afterMigrate?: (em: EntityManager, applied: string[]) => Promise<void>,
-): Promise<string[]> {
-  /** In `locked`'s transaction when there is one; else (the embedded database's one connection) in its own. */
-  const run = async (orm: MikroORM, locked?: EntityManager) => {
-    const migrations = await orm.migrator.up(locked ? { transaction: locked.getTransactionContext() } : {});
-    const applied = migrations.map((migration) => migration.name);
-    if (afterMigrate)
-      await (locked
-        ? afterMigrate(locked, applied)
-        : orm.em.fork().transactional((em) => afterMigrate(em, applied)));
-    return applied;
-  };
-  if (db.kind === 'embedded') return run(db.orm);
-  // The migrations and the start-up data run in the lock's transaction, free of the requests'
-  // statement_timeout: rewriting a large table may take longer than any request may.
-  const locked = (orm: MikroORM) =>
-    orm.em.fork().transactional(async (em) => {
-      await em.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
-      await em.execute('set local statement_timeout = 0');
-      return run(orm, em);
-    });
-  if (!db.directUrl) return locked(db.orm);
-  // Behind a transaction pooler, the migrations and their lock go to the server itself, on an ORM of their
-  // own, closed once they are done.
-  const direct = await initOrm({ url: db.directUrl, poolSize: 2 });
-  try {
-    return await locked(direct);
-  } finally {
-    await direct.close(true);
   }
 }

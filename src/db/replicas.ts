@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import pg, { type Pool, type PoolClient } from 'pg';
+import pg, { type Pool } from 'pg';
 import { MuseumClient } from './pg-client.ts';
 
 /**
@@ -10,7 +10,10 @@ import { MuseumClient } from './pg-client.ts';
  *   and it runs within a request's scope (`Replicas.scope`): work outside a request (the event feed reading
  *   what a NOTIFY announced, the webhook worker) reads the primary.
  * - Every read of a request that writes goes to the primary: a mutation is marked so before it runs, and
- *   the first write statement on the primary (a `begin`, an insert, …) marks any other request so too.
+ *   the first write of any other request marks it so too: a transaction, or a statement that writes (an
+ *   insert, a `select … for update`, a NOTIFY: `statementKind`), each as src/db/sql.ts runs it
+ *   (`Replicas.writing`). Nothing else reaches the primary within a request: every statement goes through
+ *   that Sql, and pg's own objects are left as they are.
  * - Read-your-writes: after an account's write commits, the primary's WAL position
  *   (`pg_current_wal_lsn()`) is kept for the account, and its reads go only to replicas that have replayed
  *   past it (`pg_last_wal_replay_lsn()`, polled), else to the primary.
@@ -31,6 +34,13 @@ export interface Replicas {
   enter(account: string | undefined, writes: boolean): void;
   /** A replica for a read that may be stale, within the current scope; undefined: read the primary. */
   pick(): Replica | undefined;
+  /**
+   * A write is about to run on the primary (a transaction, or a statement that writes): the request reads
+   * the primary from now on. Undefined before the operation runs (authentication's own bookkeeping) and
+   * outside a request; else `committed` is called once the write has committed, with a way to read the
+   * primary's WAL position on the write's connection, and pins the account's reads to it.
+   */
+  writing(): Write | undefined;
   /** Counts a stale-tolerant read by where it went, for /metrics. */
   counted(target: 'primary' | 'replica'): void;
   status(): ReplicaStatus[];
@@ -38,6 +48,10 @@ export interface Replicas {
   /** Polls every replica once now (start-up, and tests that stopped one). */
   poll(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface Write {
+  committed(currentLsn: () => Promise<string>): Promise<void>;
 }
 
 export interface Replica {
@@ -100,8 +114,6 @@ export function statementKind(text: string): 'begin' | 'commit' | 'rollback' | '
   return 'write';
 }
 
-type Run = (this: PoolClient, ...args: unknown[]) => unknown;
-
 const nameOf = (url: string) => {
   const parsed = new URL(url);
   return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
@@ -136,8 +148,8 @@ export function createReplicas(options: {
       application_name: 'museum-api',
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       Client: MuseumClient,
+      ...(options.onConnect ? { onConnect: options.onConnect } : {}),
     } as pg.PoolConfig);
-    if (options.onConnect) (pool.options as { onConnect?: unknown }).onConnect = options.onConnect;
     // An idle connection that breaks (the replica stopped) must not crash the process.
     pool.on('error', () => {});
     const state: ReplicaState = {
@@ -244,12 +256,11 @@ export function createReplicas(options: {
   schedule();
 
   /** The primary's WAL position once a write of the account committed: its reads wait for it. */
-  async function pin(client: PoolClient, run: Run, scope: Scope) {
+  async function pin(scope: Scope, currentLsn: () => Promise<string>) {
     if (!scope.account) return;
     let lsn: bigint;
     try {
-      const { rows } = (await run.call(client, 'select pg_current_wal_lsn()::text as lsn')) as pg.QueryResult;
-      lsn = parseLsn((rows[0] as { lsn: string }).lsn);
+      lsn = parseLsn(await currentLsn());
     } catch {
       // The write has committed; where it ended is unknown: the account reads the primary until the pin ages.
       lsn = 2n ** 64n - 1n;
@@ -263,44 +274,6 @@ export function createReplicas(options: {
       storage.exit(schedule);
     }
   }
-
-  const inTransaction = new WeakSet<PoolClient>();
-  const watched = new WeakSet<PoolClient>();
-
-  /**
-   * Every connection of the primary's pool is watched as it is handed out (those MikroORM opened before
-   * this module existed included), so that a request's writes are noticed, whichever path sends them.
-   */
-  function watchPrimary(client: PoolClient) {
-    if (watched.has(client)) return;
-    watched.add(client);
-    const run = client.query as unknown as Run;
-
-    // Only the promise form with a text (what MikroORM's driver and src/db/sql.ts send) is looked at.
-    client.query = function (this: PoolClient, ...args: unknown[]) {
-      const scope = storage.getStore();
-      const [config, values] = args;
-      // Before the operation runs (authentication's own bookkeeping, the login counters), nothing is noted.
-      const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
-      if (!scope?.entered || typeof text !== 'string' || typeof values === 'function' || args.length > 2)
-        return run.apply(this, args);
-      const kind = statementKind(text);
-      if (kind === 'read' || kind === 'inside') return run.apply(this, args);
-      scope.primary = true;
-      if (kind === 'begin') inTransaction.add(this);
-      if (kind === 'rollback') inTransaction.delete(this);
-      const result = run.apply(this, args) as Promise<unknown>;
-      if (kind === 'commit' || (kind === 'write' && !inTransaction.has(this))) {
-        inTransaction.delete(this);
-        return result.then(async (answer) => {
-          await pin(this, run, scope);
-          return answer;
-        });
-      }
-      return result;
-    } as unknown as PoolClient['query'];
-  }
-  options.primary.on('acquire', watchPrimary);
 
   return {
     scope: (work) => storage.run({ entered: false, account: undefined, primary: false }, work),
@@ -321,6 +294,12 @@ export function createReplicas(options: {
         if (serving(replica) && (needed === undefined || replica.replayLsn >= needed)) return replica;
       }
       return undefined;
+    },
+    writing() {
+      const scope = storage.getStore();
+      if (!scope?.entered) return undefined;
+      scope.primary = true;
+      return { committed: (currentLsn) => pin(scope, currentLsn) };
     },
     counted(target) {
       counts[target]++;

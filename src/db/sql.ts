@@ -1,5 +1,7 @@
+import { DeadlockException } from '@mikro-orm/core';
+import { PostgreSqlPlatform } from '@mikro-orm/postgresql';
 import type { Client, Pool, PoolClient } from 'pg';
-import type { Replica, Replicas } from './replicas.ts';
+import { type Replica, type Replicas, statementKind } from './replicas.ts';
 
 /**
  * A statement sent by name: each connection parses and plans it once (a generic plan, see mikro-orm.config.ts)
@@ -12,6 +14,11 @@ export interface Statement<Row = unknown, Params extends readonly unknown[] = re
   readonly text: string;
   /** A read whose answer may be slightly stale: a read replica may serve it (src/db/replicas.ts). */
   readonly mayBeStale: boolean;
+  /**
+   * It writes (or locks, or notifies): run outside a transaction, its request reads the primary from then on,
+   * and its account's reads wait for replicas that have it (src/db/replicas.ts).
+   */
+  readonly writes: boolean;
   /** The row and the parameters, for the compiler only: never set. */
   readonly types?: { row: Row; params: Params };
 }
@@ -27,7 +34,10 @@ export function statement<Row = never, Params extends readonly unknown[] = []>(
   const known = texts.get(name);
   if (known !== undefined && known !== text) throw new Error(`Two statements are named ${name}`);
   texts.set(name, text);
-  return { name, text, mayBeStale: options.mayBeStale ?? false };
+  const writes = statementKind(text) !== 'read';
+  if (writes && options.mayBeStale)
+    throw new Error(`Statement ${name} writes: it cannot be read from a replica`);
+  return { name, text, mayBeStale: options.mayBeStale ?? false, writes };
 }
 
 /** A timestamptz column as RFC 3339 in UTC (`2030-09-01T08:30:00.000Z`), what the `DateTime` scalar speaks. */
@@ -47,7 +57,12 @@ export interface Queryable {
 }
 
 export interface Sql extends Queryable {
-  /** Runs `work` on one connection in a transaction: committed when it resolves, rolled back when it throws. */
+  /**
+   * Runs `work` on one connection in a transaction: committed when it resolves, rolled back when it throws.
+   * The one way to a transaction. When PostgreSQL aborts it to break a deadlock (40P01: writers of the shared
+   * counter rows can meet in opposite orders, and one of them is chosen to fail), `work` runs again in a new
+   * one, three times at most: so `work` does nothing outside the database that it would not do twice.
+   */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
    * LISTENs on `channel` on a connection of its own, kept until `stop` and replaced when it breaks (what
@@ -82,12 +97,26 @@ export interface SqlOptions {
  */
 type QueryConfig = { name?: string; statement?: string; text: string; values: unknown[] };
 
+// A failed statement becomes MikroORM's exception for its SQLSTATE (UniqueConstraintViolationException,
+// DeadlockException, …), which the services and the error mask know: MikroORM's own converter, with no ORM.
+const converter = new PostgreSqlPlatform().getExceptionConverter();
+export const toDriverError = (error: Error): Error => converter.convertException(error as never);
+
+/** The primary's WAL position, read once a write committed, for read-your-writes (src/db/replicas.ts). */
+const CURRENT_LSN = statement<{ lsn: string }>(
+  'replicas_current_lsn',
+  'select pg_current_wal_lsn()::text as lsn',
+);
+
+/** Deadlocks a transaction is tried through before its failure is the caller's. */
+const DEADLOCK_TRIES = 3;
+
 /**
- * Prepared statements over MikroORM's own `pg` pool, for the hot paths that need no entities (its
- * connections' settings: mikro-orm.config.ts).
- * `toDriverError` turns a `pg` error into MikroORM's exception, so both paths fail alike.
+ * Every statement of the service: prepared statements over the primary's `pg` pool (its connections'
+ * settings: src/db/connection.ts), a stale-tolerant read on a replica when one may serve it, and
+ * transactions. A failure is MikroORM's exception for it (`toDriverError`).
  */
-export function createSql(pool: Pool, toDriverError: (error: Error) => Error, options: SqlOptions = {}): Sql {
+export function createSql(pool: Pool, options: SqlOptions = {}): Sql {
   const { pooler = false, replicas } = options;
   const configOf = (statement: Statement, values: readonly unknown[]): QueryConfig =>
     pooler
@@ -214,40 +243,59 @@ export function createSql(pool: Pool, toDriverError: (error: Error) => Error, op
         const answer = await onReplica<Row>(replica, statement, values);
         if (answer) return answer.rows;
       } else if (statement.mayBeStale) replicas?.counted('primary');
+      // A write of the request: its reads go to the primary from now on, and once it is done its account's
+      // reads wait for the replicas to have it.
+      const write = statement.writes ? replicas?.writing() : undefined;
       const client = await connect();
       // Released after `run` has returned, not inside it: releasing in the statement's own continuation (two
       // promises fewer) made the event list promote ~50 MB/s to the old generation after a phase of
       // GET /museum-hours (19 full collections in 10 s instead of none, p99 ×2; node --trace-gc, 1M events).
       try {
-        return await run<Row>(client, statement, values);
+        const rows = await run<Row>(client, statement, values);
+        if (write) await write.committed(() => lsnOf(client));
+        return rows;
       } finally {
         client.release(brokenConnections.has(client) ? new Error('connection broken') : undefined);
       }
     },
     async transaction(work) {
-      const client = await connect();
-      let broken: Error | undefined;
-      try {
-        await run(client, 'begin');
-        const result = await work({
-          query: <Row, Params extends readonly unknown[]>(
-            statement: Statement<Row, Params>,
-            values: Params,
-          ) => run<Row>(client, statement, values),
-        });
-        await run(client, 'commit');
-        return result;
-      } catch (error) {
-        await run(client, 'rollback').catch((rollbackError: Error) => {
-          broken = rollbackError;
-        });
-        throw error;
-      } finally {
-        // A connection that broke, or could not roll back, is closed rather than handed to the next caller.
-        client.release(
-          broken ?? (brokenConnections.has(client) ? new Error('connection broken') : undefined),
-        );
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await once(work);
+        } catch (error) {
+          if (!(error instanceof DeadlockException) || attempt >= DEADLOCK_TRIES) throw error;
+        }
       }
     },
   };
+
+  async function lsnOf(client: PoolClient): Promise<string> {
+    const [row] = await run<{ lsn: string }>(client, CURRENT_LSN, []);
+    return row!.lsn;
+  }
+
+  async function once<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    // Every statement of a transaction goes to the primary, and so do the request's reads from now on.
+    const write = replicas?.writing();
+    const client = await connect();
+    let broken: Error | undefined;
+    try {
+      await run(client, 'begin');
+      const result = await work({
+        query: <Row, Params extends readonly unknown[]>(statement: Statement<Row, Params>, values: Params) =>
+          run<Row>(client, statement, values),
+      });
+      await run(client, 'commit');
+      if (write) await write.committed(() => lsnOf(client));
+      return result;
+    } catch (error) {
+      await run(client, 'rollback').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw error;
+    } finally {
+      // A connection that broke, or could not roll back, is closed rather than handed to the next caller.
+      client.release(broken ?? (brokenConnections.has(client) ? new Error('connection broken') : undefined));
+    }
+  }
 }

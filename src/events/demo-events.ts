@@ -1,7 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays, daysBetween } from '../common/dates.ts';
-import { SpecialEvent } from './event.entity.ts';
-import { dateRows } from './events.service.ts';
+import type { Queryable } from '../db/sql.ts';
+import { insertEvent } from './events.service.ts';
 
 /** The ten events of the Redocly Museum API's examples, with their identifiers. */
 const REFERENCE_EVENTS = [
@@ -93,17 +92,16 @@ const EARLIEST_REFERENCE_DATE = '2023-09-05';
  * Adds the reference events, moved forward by whole weeks so that the earliest falls after today:
  * weekdays and the spacing between dates stay as in the reference.
  */
-export async function seedDemoEvents(em: EntityManager, today: string): Promise<void> {
+export async function seedDemoEvents(tx: Queryable, today: string): Promise<void> {
   const shift = Math.ceil(daysBetween(EARLIEST_REFERENCE_DATE, addDays(today, 1)) / 7) * 7;
   for (const [id, name, location, eventDescription, dates, price] of REFERENCE_EVENTS) {
-    const event = em.create(SpecialEvent, { id, name, location, eventDescription, price: price.toFixed(2) });
-    event.dates.set(
-      dateRows(
-        em,
-        event,
-        dates.map((date) => addDays(date, shift)),
-      ),
-    );
+    await insertEvent(tx, id, {
+      name,
+      location,
+      eventDescription,
+      price,
+      capacity: null,
+      dates: dates.map((date) => addDays(date, shift)),
+    });
   }
-  await em.flush();
 }

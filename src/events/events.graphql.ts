@@ -12,7 +12,8 @@ import { CATEGORY_DESCRIPTION } from '../prices/prices.graphql.ts';
 import { MAX_CATEGORIES } from '../prices/prices.rules.ts';
 import { eventKeySchema, eventRangeScope, readEventWindow } from './event-connection.ts';
 import { countEventsInRange, listEvents, resolveRange } from './event-list.ts';
-import { type EventPriceView, loadEventPrices, loadOwnPrices } from './event-prices.ts';
+import { loadEventPrices, loadOwnPrices } from './event-prices.ts';
+import type { EventPriceView } from './events.queries.ts';
 import {
   CANCELLATION_REASON_MAX,
   cancellationReasonSchema,
@@ -232,7 +233,7 @@ builder.mutationField('createSpecialEvent', (t) =>
     description: 'Creates a special event (staff only).',
     authScopes: { staff: true },
     args: { input: t.arg({ type: CreateSpecialEventInput, description: 'The new event.' }) },
-    resolve: (_root, { input }, { deps }) => createEvent(deps.db.fork(), input, deps.feed),
+    resolve: (_root, { input }, { deps }) => createEvent(deps.db.sql, input, deps.feed),
   }),
 );
 
@@ -268,7 +269,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { eventId, input, ifMatch }, { deps }) => {
       const { cancellationReason, ...changes } = input as EventChanges;
       const { event, dropped } = await updateEvent(
-        deps.db.fork(),
+        deps.db.sql,
         eventId,
         changes,
         ifMatch,
@@ -299,7 +300,7 @@ builder.mutationFields((t) => ({
     validate: z.looseObject({ reason: cancellationReasonSchema }),
     resolve: async (_root, { eventId, ifMatch, reason }, { deps }) => {
       const said = saidOrNull(reason);
-      const dropped = await deleteEvent(deps.db.fork(), eventId, ifMatch, said, (tx, dates) =>
+      const dropped = await deleteEvent(deps.db.sql, eventId, ifMatch, said, (tx, dates) =>
         deps.callOff.eventTickets(tx, eventId, dates, { reason: said, today: deps.clock.today() }),
       );
       deps.callOff.committed(dropped);

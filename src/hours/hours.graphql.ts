@@ -151,7 +151,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: SetWeeklyHoursInput, description: 'The weekdays to change and their new hours.' }),
     },
     // The validation plugin has checked input against weeklyHoursSchema.
-    resolve: (_root, { input }, { deps }) => setWeeklyHours(deps.db.fork(), input as WeeklyHoursInput),
+    resolve: (_root, { input }, { deps }) => setWeeklyHours(deps.db.sql, input as WeeklyHoursInput),
   }),
   setDayHours: t.field({
     type: DayScheduleType,
@@ -162,7 +162,7 @@ builder.mutationFields((t) => ({
     // The validation plugin has checked input against dayHoursSchema.
     resolve: async (_root, { input }, { deps }) => {
       const day = input as DayHoursInput;
-      const { schedule, changed } = await setDayHours(deps.db.fork(), day, deps.clock.today(), (tx, hours) =>
+      const { schedule, changed } = await setDayHours(deps.db.sql, day, deps.clock.today(), (tx, hours) =>
         deps.callOff.dayTickets(tx, day.date, hours, {
           cancelTickets: day.cancelTickets === true,
           reason: day.reason,

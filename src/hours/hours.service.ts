@@ -1,10 +1,18 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { fromEpochDay, isoWeekday, LAST_DATE, toEpochDay, toLocalTime } from '../common/dates.ts';
 import { invalidField } from '../common/errors.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
-import { retryOnDeadlock, statementsIn } from '../db/database.ts';
-import { type Queryable, statement } from '../db/sql.ts';
-import { DayHours, WeeklyHours } from './hours.entity.ts';
+import type { Queryable, Sql } from '../db/sql.ts';
+import {
+  DATE_HOURS,
+  DELETE_DATE_HOURS,
+  HOURS_HORIZON_DAYS,
+  HOURS_OF_HORIZON,
+  type HoursRow,
+  UPSERT_DATE_HOURS,
+  UPSERT_WEEKDAY_HOURS,
+  WEEKDAY_HOURS,
+  WEEKLY_HOURS,
+} from './hours.queries.ts';
 import {
   type DayHoursInput,
   isoWeekdayOf,
@@ -20,33 +28,6 @@ export interface MuseumDay {
   /** General admission left (null: unlimited); read with the list when the query selects it. */
   remaining?: number | null;
 }
-
-/** Hours are published this many days ahead of the start date; pages beyond that are empty. */
-export const HOURS_HORIZON_DAYS = 366;
-
-interface HoursRow {
-  weekday: number | null;
-  dayOffset: number | null;
-  timeOpen: string | null;
-  timeClose: string | null;
-}
-
-// What decides the hours of the days from $1 on: the weekly schedule (7 rows) and the dates of the horizon
-// that have hours of their own (usually none), each as its offset from $1. The days are walked here rather
-// than in SQL: a generate_series over the horizon with two joins per day cost PostgreSQL six times the CPU
-// of these two small scans, and walking a year of days in JavaScript costs a few microseconds.
-const HOURS_OF_HORIZON = statement<HoursRow, [startDate: string]>(
-  'hours_of_horizon',
-  `select weekday::int as weekday, null::int as "dayOffset",
-          to_char(time_open, 'HH24:MI') as "timeOpen", to_char(time_close, 'HH24:MI') as "timeClose"
-   from weekly_hours
-   union all
-   select null, date - $1::date,
-          to_char(time_open, 'HH24:MI'), to_char(time_close, 'HH24:MI')
-   from day_hours
-   where date between $1::date and $1::date + ${HOURS_HORIZON_DAYS - 1}`,
-  { mayBeStale: true },
-);
 
 /** Open days from `startDate` on, ascending: the weekly schedule, overridden by per-date hours. */
 export async function listOpenDays(sql: Queryable, startDate: string, page: Page): Promise<MuseumDay[]> {
@@ -106,8 +87,8 @@ function scheduleTimes(times: Times | null | undefined) {
 }
 
 /** The regular schedule, Monday to Sunday. */
-export async function weeklySchedule(em: EntityManager): Promise<WeekdayHours[]> {
-  const rows = await em.find(WeeklyHours, {});
+export async function weeklySchedule(sql: Queryable): Promise<WeekdayHours[]> {
+  const rows = await sql.query(WEEKLY_HOURS, []);
   const byWeekday = new Map(rows.map((row) => [row.weekday, row]));
   return [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({
     weekday: weekdayOf(weekday),
@@ -116,24 +97,24 @@ export async function weeklySchedule(em: EntityManager): Promise<WeekdayHours[]>
 }
 
 /** Changes the hours of the weekdays given (the others keep theirs); answers the whole new schedule. */
-export async function setWeeklyHours(em: EntityManager, input: WeeklyHoursInput): Promise<WeekdayHours[]> {
-  return em.transactional(async (tx) => {
+export async function setWeeklyHours(sql: Sql, input: WeeklyHoursInput): Promise<WeekdayHours[]> {
+  return sql.transaction(async (tx) => {
     for (const day of input.days) {
-      await tx.upsert(WeeklyHours, {
-        weekday: isoWeekdayOf(day.weekday),
-        timeOpen: day.closed ? null : day.timeOpen!,
-        timeClose: day.closed ? null : day.timeClose!,
-      });
+      await tx.query(UPSERT_WEEKDAY_HOURS, [
+        isoWeekdayOf(day.weekday),
+        day.closed ? null : day.timeOpen!,
+        day.closed ? null : day.timeClose!,
+      ]);
     }
     return weeklySchedule(tx);
   });
 }
 
 /** The hours that apply on one date: its override if it has one, else its weekday's. */
-export async function scheduleOn(em: EntityManager, date: string): Promise<DaySchedule> {
-  const override = await em.findOne(DayHours, { date });
+export async function scheduleOn(sql: Queryable, date: string): Promise<DaySchedule> {
+  const [override] = await sql.query(DATE_HOURS, [date]);
   if (override) return { date, ...scheduleTimes(override), regular: false };
-  const weekly = await em.findOne(WeeklyHours, { weekday: isoWeekday(date) });
+  const [weekly] = await sql.query(WEEKDAY_HOURS, [isoWeekday(date)]);
   return { date, ...scheduleTimes(weekly), regular: true };
 }
 
@@ -150,7 +131,7 @@ export interface HoursOfDate {
  * A date before `today` cannot be closed: its visits happened.
  */
 export async function setDayHours<T>(
-  em: EntityManager,
+  sql: Sql,
   input: DayHoursInput,
   today: string,
   changed: (tx: Queryable, hours: HoursOfDate) => Promise<T>,
@@ -160,19 +141,17 @@ export async function setDayHours<T>(
       'input.date',
       `${input.date} is in the past (today is ${today}): only today or a later date can be closed`,
     );
-  return retryOnDeadlock(() =>
-    em.transactional(async (tx) => {
-      if (input.regular) {
-        await tx.nativeDelete(DayHours, { date: input.date });
-      } else {
-        await tx.upsert(DayHours, {
-          date: input.date,
-          timeOpen: input.closed ? null : input.timeOpen!,
-          timeClose: input.closed ? null : input.timeClose!,
-        });
-      }
-      const schedule = await scheduleOn(tx, input.date);
-      return { schedule, changed: await changed(statementsIn(tx), schedule) };
-    }),
-  );
+  return sql.transaction(async (tx) => {
+    if (input.regular) {
+      await tx.query(DELETE_DATE_HOURS, [input.date]);
+    } else {
+      await tx.query(UPSERT_DATE_HOURS, [
+        input.date,
+        input.closed ? null : input.timeOpen!,
+        input.closed ? null : input.timeClose!,
+      ]);
+    }
+    const schedule = await scheduleOn(tx, input.date);
+    return { schedule, changed: await changed(tx, schedule) };
+  });
 }

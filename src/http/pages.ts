@@ -53,7 +53,7 @@ export function pagesTable(
     if (refused) return refused;
     if (options.isDraining()) return problemAnswer('unavailable', 'The service is shutting down');
     try {
-      await options.db.fork().execute('select 1');
+      await options.db.ping();
       // With read replicas, how each is doing (lag, serving or skipped): the instance is ready either way,
       // since the primary serves every read a replica cannot.
       const replicas = options.db.replicas?.status();

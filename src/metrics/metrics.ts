@@ -1,4 +1,3 @@
-import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { CHECK_IN_OUTCOMES, type CheckInOutcome } from '../check-ins/check-ins.rules.ts';
@@ -66,13 +65,7 @@ export function createMetrics(
     DURATION_BUCKETS,
   );
 
-  let pool: Pool | undefined;
-  (db.orm.em.getConnection() as PostgreSqlConnection)
-    .getNativeClient()
-    .then((native) => {
-      pool = native;
-    })
-    .catch(() => {});
+  const pool: Pool | undefined = db.pool;
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database connections of this instance, by state.',

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../accounts/authenticator.ts';
 import { DomainError, type FieldIssue, invalid } from '../common/errors.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
-import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, rfc3339, type Sql, statement } from '../db/sql.ts';
 import { queueOrderMail } from '../mail/outbox.ts';
 import { bySalesCounter } from '../tickets/cancellation.ts';
@@ -178,16 +177,14 @@ export async function placeOrder(
   // Confirmation codes are random; on the rare collision the whole order is tried again.
   for (let attempt = 1; ; attempt++) {
     try {
-      const answer = await retryOnDeadlock(() =>
-        sql.transaction(async (tx) => {
-          if (!idempotencyKey) return { order: await sell(tx), replayed: false };
-          const stored = await claimOrReplay<OrderView>(tx, buyer.id, idempotencyKey, orderHash(input));
-          if (stored) return { order: stored.replay, replayed: true };
-          const order = await sell(tx);
-          await storeAnswer(tx, buyer.id, idempotencyKey, order);
-          return { order, replayed: false };
-        }),
-      );
+      const answer = await sql.transaction(async (tx) => {
+        if (!idempotencyKey) return { order: await sell(tx), replayed: false };
+        const stored = await claimOrReplay<OrderView>(tx, buyer.id, idempotencyKey, orderHash(input));
+        if (stored) return { order: stored.replay, replayed: true };
+        const order = await sell(tx);
+        await storeAnswer(tx, buyer.id, idempotencyKey, order);
+        return { order, replayed: false };
+      });
       if (!answer.replayed) for (const ticket of answer.order.tickets) options.sold?.(ticket);
       return answer.order;
     } catch (error) {

@@ -1,4 +1,3 @@
-import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, type Sql, statement } from '../db/sql.ts';
 import { type GivenBack, giveBack, HOLD_ORDER_TICKETS, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
 import type { CheckoutLine } from './stripe-gateway.ts';
@@ -42,12 +41,10 @@ export async function expireDueOrders(
 ): Promise<{ expired: GivenBack[]; nextInSeconds: number | null }> {
   const expired: GivenBack[] = [];
   for (;;) {
-    const done = await retryOnDeadlock(() =>
-      sql.transaction(async (tx) => {
-        const [order] = await tx.query(TAKE_EXPIRED_ORDER, []);
-        return order ? expireHeld(tx, order.id) : null;
-      }),
-    );
+    const done = await sql.transaction(async (tx) => {
+      const [order] = await tx.query(TAKE_EXPIRED_ORDER, []);
+      return order ? expireHeld(tx, order.id) : null;
+    });
     if (!done) break;
     expired.push(done);
   }
@@ -119,12 +116,10 @@ export async function storeCheckout(
  * 503; a repriced order's buyer (the museum called some of its tickets off) is mailed that it expired.
  */
 export async function abandonOrder(sql: Sql, orderId: string): Promise<GivenBack> {
-  return retryOnDeadlock(() =>
-    sql.transaction(async (tx) => {
-      const [order] = await tx.query(HOLD_PENDING_ORDER, [orderId]);
-      return order ? expireHeld(tx, order.id, order.repriced) : NOTHING_GIVEN_BACK;
-    }),
-  );
+  return sql.transaction(async (tx) => {
+    const [order] = await tx.query(HOLD_PENDING_ORDER, [orderId]);
+    return order ? expireHeld(tx, order.id, order.repriced) : NOTHING_GIVEN_BACK;
+  });
 }
 
 const HOLD_PENDING_ORDER = statement<{ id: string; repriced: boolean }, [orderId: string]>(

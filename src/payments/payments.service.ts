@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, type Sql, statement } from '../db/sql.ts';
 import { slotSetting } from '../hours/entry-slots.rules.ts';
 import { queueOrderMail } from '../mail/outbox.ts';
@@ -187,40 +186,36 @@ async function applyPayment(
 ): Promise<EventOutcome | typeof SUPERSEDED_REFUNDED> {
   const paid: Paid = [orderId, session.amountTotal, session.paymentIntent, session.id];
   try {
-    return await retryOnDeadlock(() =>
-      sql.transaction(async (tx) => {
-        const order = await holdOrder(tx, event, session, orderId);
-        if (typeof order === 'string') return order;
-        if (order.superseded) {
-          await tx.query(REFUND_SUPERSEDED_PAYMENT, [...paid, randomUUID()]);
-          return SUPERSEDED_REFUNDED;
-        }
-        if (order.paymentIntent !== null) return 'no_change';
-        if (order.status === 'pending') {
-          await tx.query(CONFIRM_ORDER, paid);
-          await queueOrderMail(tx, order.id);
-          return 'confirmed';
-        }
-        if (order.status !== 'expired') throw new SeatsGone();
-        await retakeSeats(tx, order.id, rules);
+    return await sql.transaction(async (tx) => {
+      const order = await holdOrder(tx, event, session, orderId);
+      if (typeof order === 'string') return order;
+      if (order.superseded) {
+        await tx.query(REFUND_SUPERSEDED_PAYMENT, [...paid, randomUUID()]);
+        return SUPERSEDED_REFUNDED;
+      }
+      if (order.paymentIntent !== null) return 'no_change';
+      if (order.status === 'pending') {
         await tx.query(CONFIRM_ORDER, paid);
         await queueOrderMail(tx, order.id);
-        return 'confirmed_late';
-      }),
-    );
+        return 'confirmed';
+      }
+      if (order.status !== 'expired') throw new SeatsGone();
+      await retakeSeats(tx, order.id, rules);
+      await tx.query(CONFIRM_ORDER, paid);
+      await queueOrderMail(tx, order.id);
+      return 'confirmed_late';
+    });
   } catch (error) {
     if (!(error instanceof SeatsGone)) throw error;
   }
   // No seat for it: what was paid goes back, in full, once.
-  return retryOnDeadlock(() =>
-    sql.transaction(async (tx) => {
-      const order = await holdOrder(tx, event, session, orderId);
-      if (typeof order === 'string') return order;
-      if (order.paymentIntent !== null) return 'no_change';
-      await tx.query(REFUND_LATE_PAYMENT, [...paid, randomUUID()]);
-      return 'refunded';
-    }),
-  );
+  return sql.transaction(async (tx) => {
+    const order = await holdOrder(tx, event, session, orderId);
+    if (typeof order === 'string') return order;
+    if (order.paymentIntent !== null) return 'no_change';
+    await tx.query(REFUND_LATE_PAYMENT, [...paid, randomUUID()]);
+    return 'refunded';
+  });
 }
 
 /** Records the event (once) and locks the order its session pays; or says why there is nothing to do. */
@@ -278,14 +273,12 @@ export async function applyStripeEvent(
       return paid(await applyPayment(sql, event, session, orderId, rules));
     case 'checkout.session.expired':
     case 'checkout.session.async_payment_failed':
-      return retryOnDeadlock(() =>
-        sql.transaction(async (tx) => {
-          const order = await holdOrder(tx, event, session, orderId);
-          if (typeof order === 'string') return result(order);
-          if (order.status !== 'pending' || order.superseded) return result('no_change');
-          return result('expired', await expireHeld(tx, order.id));
-        }),
-      );
+      return sql.transaction(async (tx) => {
+        const order = await holdOrder(tx, event, session, orderId);
+        if (typeof order === 'string') return result(order);
+        if (order.status !== 'pending' || order.superseded) return result('no_change');
+        return result('expired', await expireHeld(tx, order.id));
+      });
     default: {
       const [recorded] = await sql.query(RECORD_EVENT, [event.id, event.type]);
       return result(recorded ? 'ignored' : 'replayed');

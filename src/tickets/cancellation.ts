@@ -1,6 +1,5 @@
 import type { Principal } from '../accounts/authenticator.ts';
 import { conflict, notFound } from '../common/errors.ts';
-import { retryOnDeadlock } from '../db/database.ts';
 import { type Queryable, rfc3339, type Sql, type Statement, statement } from '../db/sql.ts';
 import { queueGivenBackMail } from '../mail/outbox.ts';
 import type { Canceller } from './ticket.entity.ts';
@@ -231,13 +230,11 @@ function cancelHeldBy(
   missing: string,
   today: string,
 ): Promise<GivenBack> {
-  return retryOnDeadlock(() =>
-    sql.transaction(async (tx) => {
-      const held = await tx.query(hold, [id, canceller.role === 'staff', canceller.id]);
-      if (held.length === 0) throw notFound(missing);
-      return cancelHeld(tx, held, canceller, today, hold === HOLD_ORDER_TICKETS);
-    }),
-  );
+  return sql.transaction(async (tx) => {
+    const held = await tx.query(hold, [id, canceller.role === 'staff', canceller.id]);
+    if (held.length === 0) throw notFound(missing);
+    return cancelHeld(tx, held, canceller, today, hold === HOLD_ORDER_TICKETS);
+  });
 }
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { DomainError, invalidField } from '../common/errors.ts';
-import { type Queryable, statement } from '../db/sql.ts';
+import type { Queryable } from '../db/sql.ts';
+import { CLAIM_KEY, CLAIMED_KEY, PURGE_KEYS, RECLAIM_KEY, STORE_ANSWER } from './tickets.queries.ts';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** How long a stored answer is replayed. */
@@ -33,32 +33,6 @@ export function requestHash(request: Record<string, unknown>): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-const CLAIM_KEY = statement<{ key: string }, [accountId: string, key: string, hash: string]>(
-  'idempotency_claim',
-  `insert into idempotency_record (account_id, key, request_hash, response, created_at)
-   values ($1::uuid, $2, $3, null, now()) on conflict (account_id, key) do nothing returning key`,
-);
-
-const CLAIMED_KEY = statement<
-  { request_hash: string; response: unknown; expired: boolean },
-  [accountId: string, key: string]
->(
-  'idempotency_claimed',
-  `select request_hash, response, created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}) as expired
-   from idempotency_record where account_id = $1::uuid and key = $2 for update`,
-);
-
-const RECLAIM_KEY = statement<never, [accountId: string, key: string, hash: string]>(
-  'idempotency_reclaim',
-  `update idempotency_record set request_hash = $3, response = null, created_at = now()
-   where account_id = $1::uuid and key = $2`,
-);
-
-const STORE_ANSWER = statement<never, [accountId: string, key: string, answer: string]>(
-  'idempotency_store',
-  'update idempotency_record set response = $3::jsonb where account_id = $1::uuid and key = $2',
-);
-
 /**
  * Claims (account, key) inside the caller's transaction, or returns the answer stored for it.
  * The claim is an insert into the primary key: a concurrent request with the same key waits on it until
@@ -74,7 +48,7 @@ export async function claimOrReplay<T>(
   const claimed = await tx.query(CLAIM_KEY, [accountId, key, hash]);
   if (claimed.length > 0) return null;
 
-  const [existing] = await tx.query(CLAIMED_KEY, [accountId, key]);
+  const [existing] = await tx.query(CLAIMED_KEY, [accountId, key, IDEMPOTENCY_TTL_HOURS]);
   if (!existing || existing.expired || existing.response === null) {
     await tx.query(RECLAIM_KEY, [accountId, key, hash]);
     return null;
@@ -98,10 +72,6 @@ export async function storeAnswer(
 }
 
 /** Forgets answers older than the replay window; returns how many. */
-export async function purgeExpiredKeys(em: EntityManager): Promise<number> {
-  const rows = await em.execute(
-    'delete from idempotency_record where created_at < now() - make_interval(hours => ?) returning key',
-    [IDEMPOTENCY_TTL_HOURS],
-  );
-  return rows.length;
+export async function purgeExpiredKeys(sql: Queryable): Promise<number> {
+  return (await sql.query(PURGE_KEYS, [IDEMPOTENCY_TTL_HOURS])).length;
 }

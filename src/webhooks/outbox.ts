@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { toAmount } from '../common/money.ts';
+import type { Queryable } from '../db/sql.ts';
+import { QUEUE_EVENT_MESSAGES } from './webhooks.queries.ts';
 
 // The outbox of event changes: what the transaction that creates or changes an event leaves behind for the
 // webhook worker (a message per subscription) and for every instance (an announcement). The events service
@@ -53,16 +54,15 @@ export interface EventDeletion {
  * commits, and not at all if it rolls back). One statement.
  */
 export async function queueEventMessages(
-  tx: EntityManager,
+  tx: Queryable,
   event: OutboxEvent,
   deletion?: EventDeletion,
 ): Promise<void> {
-  await tx.execute(
-    `with queued as (
-       insert into webhook_delivery (id, webhook_id, subscription_id, event_id, payload, next_attempt_at, created_at)
-       select gen_random_uuid(), ?, s.id, ?, ?, now(), now() from webhook_subscription s
-       returning 1)
-     select pg_notify(?, json_build_object('eventId', ?::text, 'queued', (select count(*) from queued))::text)`,
-    [`msg_${randomUUID()}`, event.eventId, eventMessage(event, deletion), EVENT_CHANNEL, event.eventId],
-  );
+  await tx.query(QUEUE_EVENT_MESSAGES, [
+    `msg_${randomUUID()}`,
+    event.eventId,
+    eventMessage(event, deletion),
+    EVENT_CHANNEL,
+    event.eventId,
+  ]);
 }

@@ -163,7 +163,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, { input }, { deps }) =>
       withinArgument('input', () =>
-        subscribe(deps.db.fork(), input, deps.config.webhooks.allowPrivate, deps.webhooks),
+        subscribe(deps.db.sql, input, deps.config.webhooks.allowPrivate, deps.webhooks),
       ),
   }),
   deleteWebhookSubscription: t.boolean({
@@ -171,6 +171,6 @@ builder.mutationFields((t) => ({
       'Deletes a webhook subscription and its deliveries, pending ones included (staff only). Unknown: NOT_FOUND.',
     authScopes: staffOnly,
     args: { id: t.arg({ type: 'UUID', description: 'The UUID of the subscription to delete.' }) },
-    resolve: (_root, { id }, { deps }) => unsubscribe(deps.db.fork(), id, deps.webhooks),
+    resolve: (_root, { id }, { deps }) => unsubscribe(deps.db.sql, id, deps.webhooks),
   }),
 }));

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { conflict, invalidField, notFound } from '../common/errors.ts';
 import { type ListPage, offsetOf, type Page } from '../common/pagination.ts';
 import { type Queryable, rfc3339, statement } from '../db/sql.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import { refusalOfTarget } from './targets.ts';
-import { WebhookSubscription } from './webhook.entity.ts';
+import { COUNT_SUBSCRIPTIONS, DELETE_SUBSCRIPTION, INSERT_SUBSCRIPTION } from './webhooks.queries.ts';
 import { MAX_WEBHOOK_SUBSCRIPTIONS, type WebhookSubscriptionFields } from './webhooks.rules.ts';
 
 export interface WebhookSubscriptionView {
@@ -76,29 +75,27 @@ type SubscriptionWatcher = Pick<Dispatcher, 'subscriptionsChanged'> | undefined;
 
 /** Subscribes an endpoint to every event created or changed; the worker is told. */
 export async function subscribe(
-  em: EntityManager,
+  sql: Queryable,
   fields: WebhookSubscriptionFields,
   allowPrivate: boolean,
   worker: SubscriptionWatcher,
 ): Promise<NewWebhookSubscription> {
   const refused = await refusalOfTarget(new URL(fields.url), allowPrivate);
   if (refused) throw invalidField('url', refused);
-  if ((await em.count(WebhookSubscription)) >= MAX_WEBHOOK_SUBSCRIPTIONS)
+  const [{ count } = { count: 0 }] = await sql.query(COUNT_SUBSCRIPTIONS, []);
+  if (count >= MAX_WEBHOOK_SUBSCRIPTIONS)
     throw conflict(`There are already ${MAX_WEBHOOK_SUBSCRIPTIONS} webhook subscriptions; delete one first`);
-  const subscription = em.create(WebhookSubscription, {
+  const subscription = {
+    id: randomUUID(),
     url: fields.url,
     description: fields.description ?? null,
+    createdAt: new Date().toISOString(),
     secret: newSecret(),
-  });
-  await em.flush();
-  worker?.subscriptionsChanged();
-  return {
-    id: subscription.id,
-    url: subscription.url,
-    description: subscription.description ?? null,
-    createdAt: subscription.createdAt.toISOString(),
-    secret: subscription.secret,
   };
+  const { id, url, description, secret, createdAt } = subscription;
+  await sql.query(INSERT_SUBSCRIPTION, [id, url, description, secret, createdAt]);
+  worker?.subscriptionsChanged();
+  return subscription;
 }
 
 export async function getSubscription(sql: Queryable, id: string): Promise<WebhookSubscriptionView | null> {
@@ -116,9 +113,9 @@ export async function listSubscriptions(
 }
 
 /** Deletes a subscription and its deliveries, pending ones included; the worker is told. */
-export async function unsubscribe(em: EntityManager, id: string, worker: SubscriptionWatcher): Promise<true> {
-  const deleted = await em.nativeDelete(WebhookSubscription, { id });
-  if (deleted === 0) throw notFound(`There is no webhook subscription ${id}`);
+export async function unsubscribe(sql: Queryable, id: string, worker: SubscriptionWatcher): Promise<true> {
+  const deleted = await sql.query(DELETE_SUBSCRIPTION, [id]);
+  if (deleted.length === 0) throw notFound(`There is no webhook subscription ${id}`);
   worker?.subscriptionsChanged();
   return true;
 }

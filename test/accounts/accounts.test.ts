@@ -5,9 +5,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Account } from '../../src/accounts/account.entity.ts';
 import { changePassword } from '../../src/accounts/accounts.service.ts';
 import { verifyPassword } from '../../src/accounts/passwords.ts';
+import { execute, insertAccount } from '../support/db.ts';
 import { basic, type ListeningMuseum, openSecondInstance, upcomingOpenDay } from '../support/museum.ts';
 import { useMuseum } from '../support/use-museum.ts';
 
@@ -51,9 +51,9 @@ describe('createAccount and deleteAccount', () => {
       (await museum.graphql(DELETE, { name: 'new.visitor' }, { as: 'staff' })).body.data.deleteAccount,
     ).toBe(true);
     expect((await museum.graphql(ME, {}, { as })).status).toBe(401);
-    const [ticket] = await museum.deps.db
-      .fork()
-      .execute('select account_id from ticket where id = ?', [bought.body.ticketId]);
+    const [ticket] = await execute(museum.deps.db, 'select account_id from ticket where id = $1', [
+      bought.body.ticketId,
+    ]);
     expect(ticket).toEqual({ account_id: null });
   });
 
@@ -194,11 +194,14 @@ describe('a password hashed with earlier parameters (scrypt N=2^15, r=8, p=1)', 
     const salt = randomBytes(16);
     const key = scryptSync('an-earlier-password', salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 << 20 });
     const earlier = ['scrypt', 2 ** 15, 8, 1, salt.toString('base64'), key.toString('base64')].join('$');
-    const em = museum.deps.db.fork();
-    em.create(Account, { name: 'earlier.hash', role: 'visitor', passwordHash: earlier });
-    await em.flush();
+    await insertAccount(museum.deps.db, { name: 'earlier.hash', role: 'visitor', passwordHash: earlier });
     const storedHash = async () =>
-      (await museum.deps.db.fork().findOneOrFail(Account, { name: 'earlier.hash' })).passwordHash;
+      (
+        await execute<{ password_hash: string }[]>(
+          museum.deps.db,
+          `select password_hash from account where name = 'earlier.hash'`,
+        )
+      )[0]!.password_hash;
 
     const wrong = { authorization: basic('earlier.hash', 'not-the-password') };
     expect((await museum.request('GET', '/museum-hours', { headers: wrong })).status).toBe(401);
@@ -269,7 +272,7 @@ describe('another instance over the same PostgreSQL', () => {
           await new Promise((resolve) => setTimeout(resolve, 500));
         }
         // As `npm run users -- passwd changing` does it.
-        await changePassword(museum.deps.db.fork(), 'changing', 'second-password');
+        await changePassword(museum.deps.db.sql, 'changing', 'second-password');
         expect(await statusOnceRefused(() => meOnOther('first-password'))).toBe(401);
         expect(await meOnOther('second-password')).toBe(200);
       } finally {

@@ -7,6 +7,7 @@ import { createAuthenticator } from '../../src/accounts/authenticator.ts';
 import { LOGIN_THROTTLE, throttleKeys } from '../../src/accounts/throttling.ts';
 import { loadConfig } from '../../src/config.ts';
 import { addressOf, NO_PROXY, parseTrustedProxies } from '../../src/protocol/client-address.ts';
+import { execute } from '../support/db.ts';
 import {
   basic,
   OTHER_VISITOR,
@@ -122,7 +123,7 @@ describe('password checks for one address and account name', () => {
     // …and the authenticator holds a failed answer back by exactly that, a right one not at all.
     const held: number[] = [];
     const authenticator = createAuthenticator({
-      findAccount: (name) => findCredentials(museum.deps.db.fork(), name),
+      findAccount: (name) => findCredentials(museum.deps.db.sql, name),
       throttle: museum.deps.throttle,
       sleep: async (ms) => {
         held.push(ms);
@@ -145,12 +146,11 @@ describe('password checks for one address and account name', () => {
     );
     await fail(LOGIN_THROTTLE.pairLimit - 1, address, name);
     expect((await get(museum, basic(name, 'reset-password'), address)).status).toBe(200);
-    const rows = await museum.deps.db
-      .fork()
-      .execute<{ key: string; failures: number }[]>(
-        `select key, failures from login_throttle where key like 'pair:127.0.2.30|%' or key = ?`,
-        [`address:${address}`],
-      );
+    const rows = await execute<{ key: string; failures: number }[]>(
+      museum.deps.db,
+      `select key, failures from login_throttle where key like 'pair:127.0.2.30|%' or key = $1`,
+      [`address:${address}`],
+    );
     // The pair is cleared; the address keeps its failures, not the successful check.
     expect(rows).toEqual([{ key: `address:${address}`, failures: LOGIN_THROTTLE.pairLimit - 1 }]);
     // Counted from zero again: nine more failures are still 401s, the tenth too, the eleventh refuses.
@@ -158,11 +158,10 @@ describe('password checks for one address and account name', () => {
     expect((await get(museum, basic(name, 'reset-password'), address)).status).toBe(429);
 
     // The refusal ends (moved into the past here, on every instance alike, as the database keeps it)...
-    await museum.deps.db
-      .fork()
-      .execute(
-        `update login_throttle set blocked_until = now() - interval '1 second', window_started_at = now() - interval '10 minutes' where key like 'pair:127.0.2.30|%'`,
-      );
+    await execute(
+      museum.deps.db,
+      `update login_throttle set blocked_until = now() - interval '1 second', window_started_at = now() - interval '10 minutes' where key like 'pair:127.0.2.30|%'`,
+    );
     // ...and this instance forgets what it remembered of it (as it does by itself within 30 seconds).
     museum.deps.throttle!.forgetRefusals();
     expect((await get(museum, basic(name, 'reset-password'), address)).status).toBe(200);
@@ -204,9 +203,9 @@ describe('failed logins for one account name', () => {
     }
     expect((await get(museum, basic(STAFF.name, STAFF.password), '127.51.100.200')).status).toBe(200);
     // The table holds a digest of the name, never the name itself.
-    const keys = (
-      await museum.deps.db.fork().execute<{ key: string }[]>('select key from login_throttle')
-    ).map((row) => row.key);
+    const keys = (await execute<{ key: string }[]>(museum.deps.db, 'select key from login_throttle')).map(
+      (row) => row.key,
+    );
     expect(keys.some((key) => key.includes(STAFF.name))).toBe(false);
   });
 });
@@ -217,9 +216,9 @@ describe('a verified credential', () => {
     const authorization = basic(VISITOR.name, VISITOR.password);
     expect((await get(museum, authorization, address)).status).toBe(200);
     for (let i = 0; i < 5; i++) expect((await get(museum, authorization, address)).status).toBe(200);
-    const rows = await museum.deps.db
-      .fork()
-      .execute(`select key from login_throttle where key = ?`, [`address:${address}`]);
+    const rows = await execute(museum.deps.db, `select key from login_throttle where key = $1`, [
+      `address:${address}`,
+    ]);
     expect(rows).toEqual([]);
   });
 });

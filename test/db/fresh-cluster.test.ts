@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { execute } from '../support/db.ts';
 
 let cacheDir: string;
 beforeEach(async () => {
@@ -17,15 +19,15 @@ afterEach(() => rm(cacheDir, { recursive: true, force: true }));
 async function openAndMigrate() {
   const db = await openDatabase({ kind: 'embedded', dataDir: null, cacheDir });
   try {
-    await db.orm.migrator.up();
-    const [{ accounts }] = await db
-      .fork()
-      .execute<[{ accounts: string }]>('select count(*)::text as accounts from account');
-    const tables = await db
-      .fork()
-      .execute<{ name: string }[]>(
-        `select table_name as name from information_schema.tables where table_schema = 'public'`,
-      );
+    await migrate(db);
+    const [{ accounts }] = await execute<[{ accounts: string }]>(
+      db,
+      'select count(*)::text as accounts from account',
+    );
+    const tables = await execute<{ name: string }[]>(
+      db,
+      `select table_name as name from information_schema.tables where table_schema = 'public'`,
+    );
     return { accounts, tables: tables.map(({ name }) => name).sort() };
   } finally {
     await db.close();
@@ -67,7 +69,7 @@ describe('a new in-memory database', () => {
   it('starts without a folder to keep it in (nothing written)', async () => {
     const db = await openDatabase({ kind: 'embedded', dataDir: null });
     try {
-      const [{ one }] = await db.fork().execute<[{ one: number }]>('select 1 as one');
+      const [{ one }] = await execute<[{ one: number }]>(db, 'select 1 as one');
       expect(one).toBe(1);
     } finally {
       await db.close();

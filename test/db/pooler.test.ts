@@ -6,7 +6,8 @@
 // PgBouncer, TEST_DATABASE_DIRECT_URL the server).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig, type PostgresSettings } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { PostgresSettings } from '../../src/db/settings.ts';
 import { createLogger } from '../../src/logger.ts';
 import { documentedEnv } from '../support/docs.ts';
 import { basic, createPostgresDatabase, eventBody, STAFF, upcomingOpenDay } from '../support/museum.ts';

@@ -4,6 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { execute } from '../support/db.ts';
 
 let db: Database;
 beforeAll(async () => {
@@ -13,26 +15,29 @@ afterAll(() => db?.close());
 
 describe('Migration20261126120000 on a database with sales', () => {
   it('prices the tickets sold before, and the answers kept for replays, as they were sold', async () => {
-    await db.orm.migrator.up({ to: 'Migration20261125000000' });
-    const em = db.fork();
+    await migrate(db, undefined, { to: 'Migration20261125000000' });
     const [event, general, eventTicket, orderId] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     const account = randomUUID();
-    await em.execute(
-      `insert into account (id, name, role, password_hash, created_at) values (?, 'ana', 'visitor', 'x', now())`,
+    await execute(
+      db,
+      `insert into account (id, name, role, password_hash, created_at) values ($1, 'ana', 'visitor', 'x', now())`,
       [account],
     );
-    await em.execute(
-      `insert into special_event (id, name, location, event_description, price, created_at) values (?, 'Tea', 'Hall', 'Tea.', 12.5, now())`,
+    await execute(
+      db,
+      `insert into special_event (id, name, location, event_description, price, created_at) values ($1, 'Tea', 'Hall', 'Tea.', 12.5, now())`,
       [event],
     );
-    await em.execute(
-      `insert into ticket_order (id, account_id, email, created_at) values (?, ?, 'a@example.com', now())`,
+    await execute(
+      db,
+      `insert into ticket_order (id, account_id, email, created_at) values ($1, $2, 'a@example.com', now())`,
       [orderId, account],
     );
-    await em.execute(
+    await execute(
+      db,
       `insert into ticket (id, account_id, ticket_type, ticket_date, event_id, email, confirmation_code, created_at, order_id, order_position)
-       values (?, ?, 'general', '2030-09-09', null, 'a@example.com', 'ticket-general-aaaaaa-aaaaa', now(), null, null),
-              (?, ?, 'event', '2030-09-09', ?, 'a@example.com', 'ticket-event-bbbbbb-bbbbb', now(), ?, 0)`,
+       values ($1, $2, 'general', '2030-09-09', null, 'a@example.com', 'ticket-general-aaaaaa-aaaaa', now(), null, null),
+              ($3, $4, 'event', '2030-09-09', $5, 'a@example.com', 'ticket-event-bbbbbb-bbbbb', now(), $6, 0)`,
       [general, account, eventTicket, account, event, orderId],
     );
     const single = {
@@ -41,22 +46,25 @@ describe('Migration20261126120000 on a database with sales', () => {
       ticketType: 'general',
     };
     const order = { orderId, tickets: [{ ticketId: eventTicket, ticketType: 'event' }] };
-    await em.execute(
+    await execute(
+      db,
       `insert into idempotency_record (account_id, key, request_hash, response, created_at)
-       values (?, 'one', 'h1', ?::jsonb, now()), (?, 'two', 'h2', ?::jsonb, now())`,
+       values ($1, 'one', 'h1', $2::jsonb, now()), ($3, 'two', 'h2', $4::jsonb, now())`,
       [account, JSON.stringify(single), account, JSON.stringify(order)],
     );
 
-    await db.orm.migrator.up();
+    await migrate(db);
 
-    const tickets = await em.execute<{ id: string; category: string; price: number }[]>(
+    const tickets = await execute<{ id: string; category: string; price: number }[]>(
+      db,
       'select id, category, price from ticket order by ticket_type',
     );
     expect(tickets).toEqual([
       { id: eventTicket, category: 'adult', price: 1250 },
       { id: general, category: 'adult', price: 2000 },
     ]);
-    const answers = await em.execute<{ key: string; response: Record<string, unknown> }[]>(
+    const answers = await execute<{ key: string; response: Record<string, unknown> }[]>(
+      db,
       'select key, response from idempotency_record order by key',
     );
     expect(answers[0]!.response).toEqual({ ...single, category: 'adult', price: 2000 });

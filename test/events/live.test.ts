@@ -2,6 +2,7 @@
 // cap per account, and (on PostgreSQL) an event created on one instance reaching a subscriber on another.
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { execute } from '../support/db.ts';
 import { codeBlocks } from '../support/docs.ts';
 import { type EventStream, openEventStream } from '../support/event-stream.ts';
 import {
@@ -180,16 +181,18 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('across instances (PostgreSQL)',
 
   it('an instance whose LISTEN connection broke listens again', async () => {
     const onSecond = await subscribe(second);
-    const terminated = await museum.deps.db.fork().execute<{ pid: number }[]>(
+    const terminated = await execute<{ pid: number }[]>(
+      museum.deps.db,
       `select pid from pg_stat_activity
          where datname = current_database() and query like 'listen %' and pg_terminate_backend(pid)`,
     );
     expect(terminated).toHaveLength(2);
     // Listening again on connections of their own: a terminated backend can still show for a moment.
     await eventually(async () => {
-      const [row] = await museum.deps.db.fork().execute<{ listening: number }[]>(
+      const [row] = await execute<{ listening: number }[]>(
+        museum.deps.db,
         `select count(*)::int as listening from pg_stat_activity
-           where datname = current_database() and query like 'listen %' and pid not in (?)`,
+           where datname = current_database() and query like 'listen %' and pid <> all($1::int[])`,
         [terminated.map(({ pid }) => pid)],
       );
       return row?.listening === 2;

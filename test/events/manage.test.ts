@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/common/dates.ts';
 import { expectValidation, graphqlPaths } from '../support/assertions.ts';
+import { execute } from '../support/db.ts';
 import {
   DELETE_EVENT,
   EVENT_FIELDS,
@@ -58,13 +59,12 @@ const list = (startDate: string, endDate: string) =>
 
 /** The event's rows of the listing table, as stored. */
 const dateRowsOf = (eventId: string) =>
-  museum.deps.db
-    .fork()
-    .execute<{ date: string; name: string; previous_date: string | null; listed: boolean }[]>(
-      `select to_char(date, 'YYYY-MM-DD') as date, name, to_char(previous_date, 'YYYY-MM-DD') as previous_date,
-         listed from special_event_date where event_id = ? order by date`,
-      [eventId],
-    );
+  execute<{ date: string; name: string; previous_date: string | null; listed: boolean }[]>(
+    museum.deps.db,
+    `select to_char(date, 'YYYY-MM-DD') as date, name, to_char(previous_date, 'YYYY-MM-DD') as previous_date,
+         listed from special_event_date where event_id = $1 order by date`,
+    [eventId],
+  );
 
 describe('PATCH /special-events/{eventId}', () => {
   it('changes the fields given as staff: 200 with the full event, and GET returns the same', async () => {
@@ -413,14 +413,15 @@ describe('DELETE /special-events/{eventId}', () => {
     expectNotFound(buyAfter);
 
     // The ticket sold before stays, still pointing at the (soft-deleted) event.
-    const em = museum.deps.db.fork();
-    const tickets = await em.execute<{ id: string; event_id: string }[]>(
-      'select id, event_id from ticket where event_id = ?',
+    const tickets = await execute<{ id: string; event_id: string }[]>(
+      museum.deps.db,
+      'select id, event_id from ticket where event_id = $1',
       [doomed.eventId],
     );
     expect(tickets).toEqual([{ id: bought.body.ticketId, event_id: doomed.eventId }]);
-    const [row] = await em.execute<{ deleted: boolean }[]>(
-      'select deleted_at is not null as deleted from special_event where id = ?',
+    const [row] = await execute<{ deleted: boolean }[]>(
+      museum.deps.db,
+      'select deleted_at is not null as deleted from special_event where id = $1',
       [doomed.eventId],
     );
     expect(row?.deleted).toBe(true);

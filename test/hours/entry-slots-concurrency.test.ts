@@ -1,6 +1,7 @@
 // A slot under concurrency (issue 36): 40 buyers race for an entry slot of capacity 5, through two instances
 // over one PostgreSQL (with TEST_DATABASE_URL; on the embedded database, one instance, which is one session).
 import { describe, expect, it } from 'vitest';
+import { execute } from '../support/db.ts';
 import { instancesTitle, useTwoInstances } from '../support/instances.ts';
 import { basic, upcoming, VISITOR } from '../support/museum.ts';
 
@@ -32,9 +33,10 @@ describe(`40 buyers race for an entry slot of 5 (${instancesTitle})`, () => {
       if (refused.status === 409)
         expect(refused.body.errors[0].path).toBe(i % 2 ? 'entryTime' : 'lines[0].entryTime');
 
-    const [sold] = await instances.museum.deps.db.fork().execute<{ tickets: number; counter: number }[]>(
-      `select (select count(*)::int from ticket where ticket_date = ? and entry_time = '09:30') as tickets,
-                (select sold from ticket_sales where scope = 'general 09:30' and date = ?) as counter`,
+    const [sold] = await execute<{ tickets: number; counter: number }[]>(
+      instances.museum.deps.db,
+      `select (select count(*)::int from ticket where ticket_date = $1 and entry_time = '09:30') as tickets,
+                (select sold from ticket_sales where scope = 'general 09:30' and date = $2) as counter`,
       [day, day],
     );
     expect(sold).toEqual({ tickets: 5, counter: 5 });
@@ -69,15 +71,14 @@ describe(`40 buyers race for an entry slot of 5 (${instancesTitle})`, () => {
     expect(cancelled.map((r) => r.status)).toEqual([204, 204, 204]);
     expect(raced.map((r) => r.status).filter((s) => s !== 201 && s !== 409)).toEqual([]);
 
-    const counted = await instances.museum.deps.db
-      .fork()
-      .execute<{ scope: string; tickets: number; counter: number }[]>(
-        `select s.scope, s.sold as counter,
+    const counted = await execute<{ scope: string; tickets: number; counter: number }[]>(
+      instances.museum.deps.db,
+      `select s.scope, s.sold as counter,
               (select count(*)::int from ticket t where t.ticket_date = s.date and t.cancelled_at is null
                  and (s.scope = 'general' or s.scope = 'general ' || to_char(t.entry_time, 'HH24:MI'))) as tickets
-       from ticket_sales s where s.date = ? order by s.scope`,
-        [day],
-      );
+       from ticket_sales s where s.date = $1 order by s.scope`,
+      [day],
+    );
     // The day's counter (a daily capacity of 100) and each slot's agree with the tickets; every order is whole
     // (one ticket in each slot), the three kept from the first wave and each raced order sold, never over 8.
     for (const row of counted) expect(row.counter, row.scope).toBe(row.tickets);

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buyTicket } from '../support/actions.ts';
 import { expectProblem, expectValidation, graphqlPaths } from '../support/assertions.ts';
 import { setClock } from '../support/clock.ts';
+import { execute } from '../support/db.ts';
 import {
   addGateAccount,
   type Caller,
@@ -267,12 +268,11 @@ describe('the door knows the time', () => {
     );
     expect(ticket.body.errors[0].extensions.code).toBe('CONFLICT');
     // Nothing changed: the refused tickets are still valid.
-    const [row] = await museum.deps.db
-      .fork()
-      .execute<{ used: number }[]>(
-        'select count(*)::int as used from ticket where confirmation_code in (?, ?) and checked_in_at is not null',
-        [codes[2], codes[3]],
-      );
+    const [row] = await execute<{ used: number }[]>(
+      museum.deps.db,
+      'select count(*)::int as used from ticket where confirmation_code in ($1, $2) and checked_in_at is not null',
+      [codes[2], codes[3]],
+    );
     expect(row!.used).toBe(0);
 
     // Today's 10:00 slot (of 30 minutes now) cannot be sold once its end and the grace passed: as late as the

@@ -1,6 +1,7 @@
 // A visit under concurrency (issue 27): orders against capacity and scans at the door, on two instances over
 // one PostgreSQL (with TEST_DATABASE_URL; on the embedded database, one instance, which is one session).
 import { beforeAll, describe, expect, it } from 'vitest';
+import { execute } from '../support/db.ts';
 import { instancesTitle, useTwoInstances } from '../support/instances.ts';
 import { addGateAccount, eventBody, GATE, upcomingOpenDay, VISITOR } from '../support/museum.ts';
 import { eventLine, general, openToday, order } from '../support/visit.ts';
@@ -38,10 +39,9 @@ describe(`50 concurrent orders against a daily capacity of 10 (${instancesTitle}
     ).toEqual([]);
     for (const refused of responses.filter((r) => r.status === 409))
       expect(refused.body.errors[0].path).toMatch(/^lines\[[01]\]$/);
-
-    const em = instances.museum.deps.db.fork();
-    const tickets = await em.execute<{ order_id: string; ticket_type: string }[]>(
-      'select order_id, ticket_type from ticket where ticket_date = ?',
+    const tickets = await execute<{ order_id: string; ticket_type: string }[]>(
+      instances.museum.deps.db,
+      'select order_id, ticket_type from ticket where ticket_date = $1',
       [day],
     );
     expect(
@@ -52,13 +52,15 @@ describe(`50 concurrent orders against a daily capacity of 10 (${instancesTitle}
     // No order in part: each placed order has its two tickets, and no other order has any.
     expect(new Set(tickets.map((t) => t.order_id))).toEqual(new Set(placed));
     for (const orderId of placed) expect(tickets.filter((t) => t.order_id === orderId)).toHaveLength(2);
-    const [orders] = await em.execute<{ n: number }[]>(
+    const [orders] = await execute<{ n: number }[]>(
+      instances.museum.deps.db,
       `select count(*)::int as n from ticket_order o where not exists (select from ticket t where t.order_id = o.id)`,
     );
     expect(orders!.n).toBe(0);
     // The counters agree with the tickets (one whose orders all failed has no row: it was rolled back).
-    const counters = await em.execute<{ scope: string; sold: number }[]>(
-      'select scope, sold from ticket_sales where date = ?',
+    const counters = await execute<{ scope: string; sold: number }[]>(
+      instances.museum.deps.db,
+      'select scope, sold from ticket_sales where date = $1',
       [day],
     );
     const sold = (scope: string) => counters.find((c) => c.scope === scope)?.sold ?? 0;
@@ -93,9 +95,11 @@ describe(`20 concurrent scans of one ticket (${instancesTitle})`, () => {
     const { checkedInAt } = responses.find((r) => r.status === 201)!.body;
     for (const refused of responses.filter((r) => r.status === 409))
       expect(refused.body.detail).toBe(`already checked in at ${checkedInAt}`);
-    const [row] = await instances.museum.deps.db
-      .fork()
-      .execute<{ at: string | Date }[]>('select checked_in_at as at from ticket where id = ?', [ticketId]);
+    const [row] = await execute<{ at: string | Date }[]>(
+      instances.museum.deps.db,
+      'select checked_in_at as at from ticket where id = $1',
+      [ticketId],
+    );
     expect(new Date(row!.at).toISOString()).toBe(checkedInAt);
   });
 });

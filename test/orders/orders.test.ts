@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/common/dates.ts';
 import { placeOrder } from '../support/actions.ts';
 import { errorPaths, expectProblem, expectValidation, graphqlPaths } from '../support/assertions.ts';
+import { execute } from '../support/db.ts';
 import { UNKNOWN_EVENT } from '../support/documents.ts';
 import {
   addGateAccount,
@@ -35,7 +36,7 @@ const place = (body: unknown, as: Caller = 'visitor', headers: Record<string, st
   placeOrder(museum, body, as, headers);
 
 async function countRows(sql: string, values: unknown[] = []): Promise<number> {
-  const [row] = await museum.deps.db.fork().execute<{ n: number }[]>(sql, values);
+  const [row] = await execute<{ n: number }[]>(museum.deps.db, sql, values);
   return row!.n;
 }
 
@@ -205,7 +206,7 @@ describe('the rules of an order', () => {
   it('is all or nothing: a sold-out line is 409 naming it, and nothing of the order is sold', async () => {
     const date = event.dates[0]!;
     const orders = () => countRows('select count(*)::int as n from ticket_order');
-    const tickets = () => countRows('select count(*)::int as n from ticket where ticket_date = ?', [date]);
+    const tickets = () => countRows('select count(*)::int as n from ticket where ticket_date = $1', [date]);
     const [ordersBefore, ticketsBefore] = [await orders(), await tickets()];
 
     const tooMany = await place(order(general(date, 2), eventLine(event.eventId, date, 4)));
@@ -230,7 +231,7 @@ describe('Idempotency-Key on POST /orders', () => {
   const ordersFor = (key: string) =>
     countRows(
       `select count(distinct t.order_id)::int as n from ticket t join idempotency_record r
-       on r.response->>'orderId' = t.order_id::text where r.key = ?`,
+       on r.response->>'orderId' = t.order_id::text where r.key = $1`,
       [key],
     );
 

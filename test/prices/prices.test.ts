@@ -2,6 +2,7 @@
 // GraphQL; per-category event prices; what tickets and orders cost, and that it never changes once sold.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, expectValidation, graphqlPaths } from '../support/assertions.ts';
+import { execute } from '../support/db.ts';
 import { addGateAccount, type Caller, eventBody, upcomingOpenDay } from '../support/museum.ts';
 import { useMuseum } from '../support/use-museum.ts';
 import { eventLine, general, order } from '../support/visit.ts';
@@ -282,12 +283,11 @@ describe('what tickets and orders cost', () => {
       { as: 'staff' },
     );
     expect(graphqlPaths(graphql.body)).toContain('input.prices[1].category');
-    const [sold] = await museum.deps.db
-      .fork()
-      .execute<{ tickets: number; events: number }[]>(
-        'select (select count(*)::int from ticket where ticket_date = ?) as tickets, (select count(*)::int from special_event_date where date = ?) as events',
-        [day, day],
-      );
+    const [sold] = await execute<{ tickets: number; events: number }[]>(
+      museum.deps.db,
+      'select (select count(*)::int from ticket where ticket_date = $1) as tickets, (select count(*)::int from special_event_date where date = $2) as events',
+      [day, day],
+    );
     expect(sold).toEqual({ tickets: 0, events: 0 });
   });
 });

@@ -4,10 +4,9 @@
 // leave none of them in a log line at debug level, a span, the metrics or an error the client is shown.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Account } from '../../src/accounts/account.entity.ts';
-import { hashPassword } from '../../src/accounts/passwords.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startTracing } from '../../src/tracing.ts';
+import { insertAccount } from '../support/db.ts';
 import { stopRecordedTracing } from '../support/leak-recording.ts';
 import { ALLOWED_ADDRESSES, FIXTURE_PASSWORDS, scanLine } from '../support/leak-scan.ts';
 import {
@@ -89,13 +88,7 @@ describe('the paths personal data takes, at debug level and traced', () => {
       { logger: createLogger('debug', { write: (line: string) => void logged.push(line) }) },
     );
     // An account name may be an address (names allow `@`).
-    const em = museum.deps.db.fork();
-    em.create(Account, {
-      name: accountName,
-      role: 'visitor',
-      passwordHash: await hashPassword(accountPassword),
-    });
-    await em.flush();
+    await insertAccount(museum.deps.db, { name: accountName, role: 'visitor', password: accountPassword });
     used.push(accountPassword);
   });
   afterAll(async () => {

@@ -5,8 +5,6 @@ import { copyFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Account } from '../../src/accounts/account.entity.ts';
-import { hashPassword } from '../../src/accounts/passwords.ts';
 import { openMuseum } from '../../src/app.ts';
 import { addDays } from '../../src/common/dates.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -14,6 +12,7 @@ import { createLogger } from '../../src/logger.ts';
 import { MAIL_QUEUE_LOCK } from '../../src/mail/outbox.ts';
 import { boughtTicket } from '../support/actions.ts';
 import { type SetClock, setClock } from '../support/clock.ts';
+import { execute, insertAccount } from '../support/db.ts';
 import {
   addGateAccount,
   basic,
@@ -92,8 +91,8 @@ async function buyAs(email: string, as: 'visitor' | 'other' = 'visitor') {
 
 /** Every text, character and JSON column of every table, searched for `needle` (case-insensitively). */
 async function whereHeld(needle: string): Promise<string[]> {
-  const sql = museum.deps.db.fork();
-  const columns = await sql.execute<{ table_name: string; column_name: string }[]>(
+  const columns = await execute<{ table_name: string; column_name: string }[]>(
+    museum.deps.db,
     `select c.table_name, c.column_name from information_schema.columns c
      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
      where c.table_schema = 'public' and t.table_type = 'BASE TABLE'
@@ -102,8 +101,9 @@ async function whereHeld(needle: string): Promise<string[]> {
   expect(columns.length).toBeGreaterThan(20);
   const found: string[] = [];
   for (const { table_name, column_name } of columns) {
-    const [row] = await sql.execute<{ count: number }[]>(
-      `select count(*)::int as count from "${table_name}" where strpos(lower("${column_name}"::text), lower(?)) > 0`,
+    const [row] = await execute<{ count: number }[]>(
+      museum.deps.db,
+      `select count(*)::int as count from "${table_name}" where strpos(lower("${column_name}"::text), lower($1)) > 0`,
       [needle],
     );
     if (row!.count > 0) found.push(`${table_name}.${column_name}`);
@@ -286,13 +286,11 @@ async function emlFilesNaming(address: string): Promise<string[]> {
 
 describe('deleting my account', () => {
   it('deletes the account and its data (DELETE /me); the credentials stop working; the tickets stay', async () => {
-    const em = museum.deps.db.fork();
-    em.create(Account, {
+    await insertAccount(museum.deps.db, {
       name: 'leaving-account',
       role: 'visitor',
-      passwordHash: await hashPassword('leaving-password'),
+      password: 'leaving-password',
     });
-    await em.flush();
     const leaving = { authorization: basic('leaving-account', 'leaving-password') };
     const email = newAddress();
     const date = upcomingOpenDay(2);
@@ -324,13 +322,7 @@ describe('deleting my account', () => {
   });
 
   it('deletes a gate account too (deleteMyAccount over GraphQL)', async () => {
-    const em = museum.deps.db.fork();
-    em.create(Account, {
-      name: 'door-leaving',
-      role: 'gate',
-      passwordHash: await hashPassword('door-password'),
-    });
-    await em.flush();
+    await insertAccount(museum.deps.db, { name: 'door-leaving', role: 'gate', password: 'door-password' });
     const door = { authorization: basic('door-leaving', 'door-password') };
     const deleted = await museum.request('POST', '/graphql', {
       as: door,

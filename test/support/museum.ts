@@ -7,12 +7,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { Account } from '../../src/accounts/account.entity.ts';
-import { hashPassword } from '../../src/accounts/passwords.ts';
 import { type AppOptions, type Museum, openMuseum } from '../../src/app.ts';
 import { addDays, type Clock, isoWeekday } from '../../src/common/dates.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
+import { insertAccount } from './db.ts';
 import { recordedLogger, recordMetrics } from './leak-recording.ts';
 import { type Listening, listen } from './listening.ts';
 
@@ -156,15 +155,8 @@ export async function startMuseum(
     plugins: options.plugins,
   });
   const listening = await listen(museum);
-  const em = museum.deps.db.fork();
-  for (const account of [VISITOR, OTHER_VISITOR]) {
-    em.create(Account, {
-      name: account.name,
-      role: 'visitor',
-      passwordHash: await hashPassword(account.password),
-    });
-  }
-  await em.flush();
+  for (const account of [VISITOR, OTHER_VISITOR])
+    await insertAccount(museum.deps.db, { name: account.name, role: 'visitor', password: account.password });
 
   async function request(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
     const headers: Record<string, string> = { ...options.headers };
@@ -239,9 +231,7 @@ export const TEST_DATA_DIR = join(tmpdir(), 'museum-tests');
 
 /** Adds the GATE account (role gate) to a test museum. */
 export async function addGateAccount(museum: Museum): Promise<void> {
-  const em = museum.deps.db.fork();
-  em.create(Account, { name: GATE.name, role: 'gate', passwordHash: await hashPassword(GATE.password) });
-  await em.flush();
+  await insertAccount(museum.deps.db, { name: GATE.name, role: 'gate', password: GATE.password });
 }
 
 /** Today in the test museum's time zone (UTC unless a test sets MUSEUM_TIMEZONE). */

@@ -1,5 +1,7 @@
 // What the tests of a visit (orders, check-ins, cancellation) share: GraphQL documents, order bodies, and a
 // museum that is open today, so that today's tickets can be bought and checked in whatever the weekday.
+
+import { execute } from './db.ts';
 import type { TestMuseum } from './museum.ts';
 
 export const TICKET_FIELDS =
@@ -43,9 +45,10 @@ export async function openToday(museum: TestMuseum): Promise<string> {
 
 /** Counts of a date's general tickets in the database: sold, and not cancelled. */
 export async function generalTickets(museum: TestMuseum, date: string) {
-  const [row] = await museum.deps.db.fork().execute<{ sold: number; kept: number }[]>(
+  const [row] = await execute<{ sold: number; kept: number }[]>(
+    museum.deps.db,
     `select count(*)::int as sold, (count(*) filter (where cancelled_at is null))::int as kept
-     from ticket where ticket_type = 'general' and ticket_date = ?`,
+     from ticket where ticket_type = 'general' and ticket_date = $1`,
     [date],
   );
   return row!;

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { openMuseum } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { execute } from '../support/db.ts';
 import { recordedLogger } from '../support/leak-recording.ts';
 import {
   basic,
@@ -26,9 +27,11 @@ const generalTicket = (ticketDate: string, email = 'todd@example.com') => ({
 });
 
 async function ticketsOn(museum: TestMuseum, date: string): Promise<number> {
-  const [row] = await museum.deps.db
-    .fork()
-    .execute<{ n: number }[]>('select count(*)::int as n from ticket where ticket_date = ?', [date]);
+  const [row] = await execute<{ n: number }[]>(
+    museum.deps.db,
+    'select count(*)::int as n from ticket where ticket_date = $1',
+    [date],
+  );
   return row!.n;
 }
 
@@ -145,12 +148,12 @@ describe('Idempotency-Key', () => {
   it('purges answers older than 24 hours', async () => {
     const { purgeExpiredKeys } = await import('../../src/tickets/idempotency.ts');
     await buy('old-key', generalTicket(upcomingOpenDay(12)));
-    const em = museum.deps.db.fork();
-    await em.execute(
+    await execute(
+      museum.deps.db,
       `update idempotency_record set created_at = now() - interval '25 hours' where key = 'old-key'`,
     );
-    expect(await purgeExpiredKeys(em)).toBeGreaterThanOrEqual(1);
-    const rows = await em.execute(`select key from idempotency_record where key = 'old-key'`);
+    expect(await purgeExpiredKeys(museum.deps.db.sql)).toBeGreaterThanOrEqual(1);
+    const rows = await execute(museum.deps.db, `select key from idempotency_record where key = 'old-key'`);
     expect(rows).toHaveLength(0);
   });
 });

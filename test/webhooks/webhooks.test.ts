@@ -10,6 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/webhooks/dispatcher.ts';
 import { purgeOldDeliveries } from '../../src/webhooks/webhooks.service.ts';
+import { execute } from '../support/db.ts';
 import { codeBlocks } from '../support/docs.ts';
 import { basic, eventBody, openSecondInstance, ownDatabase, STAFF } from '../support/museum.ts';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.ts';
@@ -288,12 +289,11 @@ describe('delivery', () => {
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(hooks.received).toHaveLength(3);
     // At most 1 KiB of the answer is kept.
-    const [kept] = await museum.deps.db
-      .fork()
-      .execute<{ length: number }[]>(
-        'select octet_length(last_response) as length from webhook_delivery where subscription_id = ?',
-        [subscription.id],
-      );
+    const [kept] = await execute<{ length: number }[]>(
+      museum.deps.db,
+      'select octet_length(last_response) as length from webhook_delivery where subscription_id = $1',
+      [subscription.id],
+    );
     expect(kept!.length).toBe(1024);
   });
 
@@ -366,11 +366,11 @@ describe('retention', () => {
     await museum.rest('POST', '/special-events', { as: 'staff', body: eventBody() });
     await hooks.waitFor(1);
     await eventually(async () => (await deliveriesOf(subscription.id))[0]?.status === 'delivered');
-    const em = museum.deps.db.fork();
-    await em.execute(
+    await execute(
+      museum.deps.db,
       `insert into webhook_delivery (id, webhook_id, subscription_id, event_id, payload, next_attempt_at, created_at)
        select gen_random_uuid(), 'msg_old_pending', subscription_id, event_id, payload, now() + interval '1 day', now() - interval '40 days'
-       from webhook_delivery where subscription_id = ?`,
+       from webhook_delivery where subscription_id = $1`,
       [subscription.id],
     );
     await purgeOldDeliveries(museum.deps.db.sql);
@@ -378,8 +378,9 @@ describe('retention', () => {
       'delivered',
       'pending',
     ]);
-    await em.execute(
-      `update webhook_delivery set created_at = now() - interval '31 days' where subscription_id = ? and status = 'delivered'`,
+    await execute(
+      museum.deps.db,
+      `update webhook_delivery set created_at = now() - interval '31 days' where subscription_id = $1 and status = 'delivered'`,
       [subscription.id],
     );
     await purgeOldDeliveries(museum.deps.db.sql);
