@@ -109,14 +109,23 @@ export async function migrate(
       if (afterMigrate) await db.sql.transaction((tx) => afterMigrate(tx, applied));
       return applied;
     }
-    return await kysely.transaction().execute(async (trx) => {
+    // A controlled transaction: MikroORM runs each migration in a savepoint of it.
+    const trx = await kysely.startTransaction().execute();
+    try {
       await trx.executeQuery(CompiledQuery.raw('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]));
       await trx.executeQuery(CompiledQuery.raw('set local statement_timeout = 0'));
-      const migrations = await orm!.migrator.up({ transaction: trx, ...to });
+      const migrations = await orm.migrator.up({ transaction: trx, ...to });
       const applied = migrations.map((migration) => migration.name);
       await afterMigrate?.(statementsOf(trx), applied);
+      await trx.commit().execute();
       return applied;
-    });
+    } catch (error) {
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {});
+      throw error;
+    }
   } finally {
     await orm?.close(true);
     await direct?.end();
