@@ -1,5 +1,5 @@
 import { rfc3339, statement } from '../db/sql.ts';
-import { TICKET_VIEW_COLUMNS, type TicketView } from '../tickets/ticket-view.ts';
+import { TICKET_VIEW_COLUMNS, type TicketView } from '../tickets/tickets.views.queries.ts';
 
 // The check-ins' SQL: a ticket read by its confirmation code at the door, and checked in.
 

@@ -4,7 +4,8 @@ import { DomainError, type ErrorKind } from '../common/errors.ts';
 import type { Queryable } from '../db/sql.ts';
 import { minutesOf, timeOf } from '../hours/entry-slots.rules.ts';
 import type { Logger } from '../logger.ts';
-import { type TicketView, toTicketView } from '../tickets/ticket-view.ts';
+import { toTicketView } from '../tickets/ticket-view.ts';
+import type { TicketView } from '../tickets/tickets.views.queries.ts';
 import { CHECK_IN, TICKET_BY_CODE, type TicketRow } from './check-ins.queries.ts';
 import type { CheckInOutcome } from './check-ins.rules.ts';
 

@@ -1,6 +1,6 @@
 import { rfc3339, rfc3339Micros, statement } from '../db/sql.ts';
 import type { OrderStatus } from '../tickets/order.entity.ts';
-import { TICKET_VIEW_JSON, type TicketView } from '../tickets/ticket-view.ts';
+import { TICKET_VIEW_JSON, type TicketView } from '../tickets/tickets.views.queries.ts';
 
 // The orders' SQL: an order placed and read, alone, in a page of its account's or in a window of its account's
 // list (order-connection.ts builds one statement for each direction).

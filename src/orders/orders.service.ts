@@ -7,8 +7,8 @@ import { queueOrderMail } from '../mail/outbox.ts';
 import { bySalesCounter } from '../tickets/cancellation.ts';
 import { claimOrReplay, requestHash, storeAnswer } from '../tickets/idempotency.ts';
 import { GENERAL_ADMISSION } from '../tickets/ticket-sales.entity.ts';
-import type { TicketView } from '../tickets/ticket-view.ts';
 import { isCodeCollision, type PurchaseOptions, sellTicket, slotScope } from '../tickets/tickets.service.ts';
+import type { TicketView } from '../tickets/tickets.views.queries.ts';
 import {
   AWAIT_PAYMENT,
   NEW_ORDER,

@@ -1,5 +1,6 @@
 import { type Queryable, type Sql, statement } from '../db/sql.ts';
-import { type GivenBack, giveBack, HOLD_ORDER_TICKETS, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
+import { giveBack, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
+import { type GivenBack, HOLD_ORDER_TICKETS } from '../tickets/tickets.cancellation.queries.ts';
 import type { CheckoutLine } from './stripe-gateway.ts';
 
 // Holds: a pending order's seats, its Checkout Session, and the end of the hold (src/payments/payments.ts

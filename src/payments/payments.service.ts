@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { type Queryable, type Sql, statement } from '../db/sql.ts';
 import { slotSetting } from '../hours/entry-slots.rules.ts';
 import { queueOrderMail } from '../mail/outbox.ts';
-import { bySalesCounter, type GivenBack, lockEvents, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
+import { bySalesCounter, lockEvents, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
 import { GENERAL_ADMISSION } from '../tickets/ticket-sales.entity.ts';
-import { SALES_SCOPE, SLOT_SCOPE } from '../tickets/ticket-view.ts';
+import type { GivenBack } from '../tickets/tickets.cancellation.queries.ts';
+import { SALES_SCOPE, SLOT_SCOPE } from '../tickets/tickets.views.queries.ts';
 import { expireHeld } from './holds.ts';
 import type { CheckoutSession, PaymentEvent } from './stripe-gateway.ts';
 
@@ -109,7 +110,7 @@ const EXPIRED_SEATS = statement<ExpiredSeat, [orderId: string]>(
 );
 
 // Takes $3 seats of counter ($1, $2) under capacity $4. A missing counter starts from the tickets of its
-// scope sold and not cancelled, as a purchase's does (src/tickets/sale.queries.ts).
+// scope sold and not cancelled, as a purchase's does (src/tickets/tickets.queries.ts).
 const TAKE_SEATS = statement<
   { sold: number },
   [scope: string, date: string, count: number, capacity: number]

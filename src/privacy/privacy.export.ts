@@ -3,7 +3,8 @@ import type { Principal } from '../accounts/authenticator.ts';
 import { type Queryable, rfc3339, type Sql, statement } from '../db/sql.ts';
 import type { MailKind, MailStatus } from '../mail/mail.entity.ts';
 import type { OrderStatus } from '../tickets/order.entity.ts';
-import { TICKET_VIEW_COLUMNS, type TicketView, toTicketView } from '../tickets/ticket-view.ts';
+import { toTicketView } from '../tickets/ticket-view.ts';
+import { TICKET_VIEW_COLUMNS, type TicketView } from '../tickets/tickets.views.queries.ts';
 import { type PrivacyRequestView, REQUESTS_ABOUT, recordRequest, subjectHash } from './privacy.requests.ts';
 
 // Exports of what is held about a buyer's address or an account (docs/privacy.md), each recorded

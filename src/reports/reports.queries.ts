@@ -1,6 +1,6 @@
 import { statement } from '../db/sql.ts';
 import type { TicketKind } from '../tickets/ticket.entity.ts';
-import { CANCELLED } from '../tickets/ticket-view.ts';
+import { CANCELLED } from '../tickets/tickets.views.queries.ts';
 
 // The reports' SQL: the sales report, one row for each visit date, ticket type, event and visitor category.
 
