@@ -152,7 +152,7 @@ export const ERASE_BEFORE = statement<Erased, [before: string]>(
    select ${erasureCounts}`,
 );
 
-// No owed mail is queued from a ticket while its address is erased (src/mail/outbox.ts, MAIL_QUEUE_LOCK).
+// No owed mail is queued from a ticket while its address is erased (src/mail/outbox.ts; MAIL_QUEUE_LOCK).
 export const HOLD_MAIL_QUEUE = statement(
   'privacy_hold_mail_queue',
   `select pg_advisory_xact_lock(${MAIL_QUEUE_LOCK})`,
