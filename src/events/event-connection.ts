@@ -3,8 +3,9 @@
 // statement. special_event_date_listing_idx is walked from the cursor's key, never from the range's start.
 import { z } from 'zod';
 import type { CursorKey, Keyed, KeysetPage, KeysetWindow } from '../common/cursors.ts';
-import { type Queryable, statement } from '../db/sql.ts';
-import { type DateRange, EVENT_COLUMNS, type EventRow, eventOfRow, TOTAL_OF_RANGE } from './event-list.ts';
+import type { Queryable } from '../db/sql.ts';
+import { type DateRange, eventOfRow } from './event-list.ts';
+import { eventWindow } from './events.list.queries.ts';
 import type { EventView } from './events.service.ts';
 
 /** An event's place in a range's list: its first date in the range, its name, its eventId. */
@@ -19,49 +20,6 @@ export const eventRangeScope = (range: DateRange) => `specialEvents/${range.star
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const BEFORE_ALL: EventKey = ['-infinity', '', NIL_UUID];
 const AFTER_ALL: EventKey = ['infinity', '', NIL_UUID];
-
-interface EventWindowRow extends EventRow {
-  total: number;
-  keyDate: string;
-  keyName: string;
-}
-
-/** The range, the keys the window lies strictly between (an EventKey each), and its size. */
-type EventWindowParams = [
-  startDate: string,
-  endDate: string,
-  afterDate: string,
-  afterName: string,
-  afterEventId: string,
-  beforeDate: string,
-  beforeName: string,
-  beforeEventId: string,
-  limit: number,
-];
-
-const eventWindow = (backwards: boolean) => {
-  const order = backwards ? 'desc' : 'asc';
-  const window = `select d.event_id, d.date, d.name from special_event_date d
-       where d.listed and d.date between $1::date and $2::date
-         and (d.previous_date is null or d.previous_date < $1::date)
-         and (d.date, d.name, d.event_id) > ($3::date, $4::text, $5::uuid)
-         and (d.date, d.name, d.event_id) < ($6::date, $7::text, $8::uuid)
-       order by d.date ${order}, d.name ${order}, d.event_id ${order}
-       limit $9::int`;
-  // A window past the end is one row with the total and no event, as event_page's.
-  return statement<EventWindowRow, EventWindowParams>(
-    `event_window_${backwards ? 'backwards' : 'forwards'}`,
-    `select t.total, to_char(e.page_date, 'YYYY-MM-DD') as "keyDate", e.page_name as "keyName",
-       ${EVENT_COLUMNS('e')}
-     from (${TOTAL_OF_RANGE}) t
-     left join lateral (
-       select e.*, page.date as page_date, page.name as page_name from (${window}) page
-       join special_event e on e.id = page.event_id and e.deleted_at is null
-     ) e on true
-     order by e.page_date ${order}, e.page_name ${order}, e.id ${order}`,
-    { mayBeStale: true },
-  );
-};
 
 const FORWARDS = eventWindow(false);
 const BACKWARDS = eventWindow(true);

@@ -3,28 +3,16 @@
 import { addDays } from '../common/dates.ts';
 import { invalidField } from '../common/errors.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
-import { type Queryable, statement } from '../db/sql.ts';
+import type { Queryable } from '../db/sql.ts';
+import {
+  EVENT_TOTAL,
+  type EventDateAvailability,
+  type EventRow,
+  eventPage,
+  type PageReading,
+} from './events.list.queries.ts';
 import { DEFAULT_EVENT_RANGE_DAYS } from './events.rules.ts';
 import type { EventView } from './events.service.ts';
-
-/**
- * The columns of an event, read from special_event `e`, that eventOfRow makes an EventView of: lists of
- * events are rows, not JSON (json_build_object and json_agg were half of PostgreSQL's time for a page of 30,
- * EXPLAIN ANALYZE). Dates as `YYYY-MM-DD` text, never a JS Date, joined by commas: pg parses a text[] one
- * character at a time in JavaScript (~1 µs an event), a split is native. The numeric price as a float8
- * (30.00 arrives as 30).
- */
-export const EVENT_COLUMNS = (e: string) => `${e}.id as "eventId", ${e}.name, ${e}.location,
-  ${e}.event_description as "eventDescription",
-  array_to_string(array(select to_char(x.date, 'YYYY-MM-DD') from special_event_date x
-   where x.event_id = ${e}.id order by x.date), ',') as dates,
-  ${e}.price::float8 as price, ${e}.capacity, ${e}.version`;
-
-/** A row read with EVENT_COLUMNS. */
-export interface EventRow extends Omit<EventView, 'dates'> {
-  /** Comma-separated, ascending. */
-  dates: string;
-}
 
 export const eventOfRow = (row: EventRow): EventView => ({
   eventId: row.eventId,
@@ -56,89 +44,9 @@ export function resolveRange(today: string, { startDate, endDate }: RangeArgs): 
   return { startDate: start, endDate: end };
 }
 
-// How many events have a date in the range, each counted at its first date inside it (its previous date
-// lies before the range), from the counters the triggers keep: no walk over the range's rows.
-export const TOTAL_OF_RANGE = `
-  select coalesce(sum(row_count), 0)::int as total from special_event_date_count
-  where date between $1::date and $2::date and previous_date < $1::date`;
-
-const EVENT_TOTAL = statement<{ total: number }, [startDate: string, endDate: string]>(
-  'event_total',
-  TOTAL_OF_RANGE,
-  { mayBeStale: true },
-);
-
-/** How many tickets one date of an event has left. */
-export interface EventDateAvailability {
-  eventId: string;
-  date: string;
-  /** Tickets per event date; null: unlimited. */
-  capacity: number | null;
-  /** capacity − sold (never below 0); null: unlimited. */
-  remaining: number | null;
-}
-
 /** An event of a page, with its availability when the query asked for it (read in the same statement). */
 export interface ListedEvent extends EventView {
   availability?: EventDateAvailability[];
-}
-
-/**
- * What date `date` of event `e` has left under its capacity: the capacity less the ticket_sales counter that
- * purchases and cancellations keep (src/tickets), or, before the first sale under it, less the tickets not
- * cancelled, as a purchase would count them. Only meaningful while `e.capacity` is not null.
- */
-export const REMAINING = (e: string, date: string) => `greatest(${e}.capacity - coalesce(
-  (select c.sold from ticket_sales c where c.scope = ${e}.id::text and c.date = ${date}),
-  (select count(*)::int from ticket t
-   where t.event_id = ${e}.id and t.ticket_date = ${date} and t.cancelled_at is null)), 0)`;
-
-interface EventPageRow extends EventRow {
-  /** Only when the read asked for the total. */
-  total?: number;
-  /** Per date, in the order of `dates`, comma-separated; null: unlimited. Only with availability. */
-  remaining?: string | null;
-}
-
-// One page as rows: special_event_date_listing_idx walked in order up to the page's end, keeping each event's
-// first date inside the range, then the page's events. With the total, a page past the end is one row with
-// the total and no event; a read that does not need the total leaves it out (it was a quarter of PostgreSQL's
-// time for a page of 10, pgbench). With availability, each event also brings what its dates have left, in
-// the dates' order: a page with its availability is one round trip.
-const eventPage = ({ availability, total }: PageReading) => {
-  const availabilityColumn = `,
-    case when e.capacity is not null then array_to_string(array(
-      select ${REMAINING('e', 'x.date')} from special_event_date x
-      where x.event_id = e.id order by x.date), ',') end as remaining`;
-  const page = `select d.event_id, d.date, d.name from special_event_date d
-       where d.listed and d.date between $1::date and $2::date
-         and (d.previous_date is null or d.previous_date < $1::date)
-       order by d.date, d.name, d.event_id
-       limit $3::int offset $4::bigint`;
-  return statement<EventPageRow, [startDate: string, endDate: string, limit: number, offset: number]>(
-    `event_page${total ? '' : '_items'}${availability ? '_with_availability' : ''}`,
-    total
-      ? `select t.total, ${EVENT_COLUMNS('e')}${availability ? availabilityColumn : ''}
-   from (${TOTAL_OF_RANGE}) t
-   left join lateral (
-     select e.*, page.date as page_date, page.name as page_name from (${page}) page
-     join special_event e on e.id = page.event_id and e.deleted_at is null
-   ) e on true
-   order by e.page_date, e.page_name, e.id`
-      : `select ${EVENT_COLUMNS('e')}${availability ? availabilityColumn : ''}
-   from (${page}) page
-   join special_event e on e.id = page.event_id and e.deleted_at is null
-   order by page.date, page.name, e.id`,
-    { mayBeStale: true },
-  );
-};
-
-/** What a read of a page brings besides its events. */
-export interface PageReading {
-  /** Each event's availability. */
-  availability: boolean;
-  /** How many events the range has over all pages. */
-  total: boolean;
 }
 
 // By [total][availability].

@@ -2,21 +2,16 @@
 // event a level of a query needs, whatever the size of the page above it, comes in one statement.
 
 import { loadBatched } from '../common/batch.ts';
-import { type Queryable, statement } from '../db/sql.ts';
+import type { Queryable } from '../db/sql.ts';
+import { eventOfRow } from './event-list.ts';
 import {
-  EVENT_COLUMNS,
+  AVAILABILITY,
+  EVENTS_BY_ID,
+  EVENTS_ON_DAYS,
   type EventDateAvailability,
-  type EventRow,
-  eventOfRow,
-  REMAINING,
-} from './event-list.ts';
+  SOLD,
+} from './events.list.queries.ts';
 import type { EventView } from './events.service.ts';
-
-const EVENTS_BY_ID = statement<EventRow, [eventIds: string[]]>(
-  'events_by_id',
-  `select ${EVENT_COLUMNS('e')} from special_event e where e.id = any($1::uuid[]) and e.deleted_at is null`,
-  { mayBeStale: true },
-);
 
 /** A listed (not deleted) event, or null; read with every other event the same level of the query asks for. */
 export async function loadEvent(
@@ -30,23 +25,6 @@ export async function loadEvent(
   });
   return event ?? null;
 }
-
-// The events of each day of $1, at most $2 a day, by name then eventId (special_event_date_listing_idx): one
-// row an event, its day first.
-const EVENTS_ON_DAYS = statement<EventRow & { day: string }, [dates: string[], limit: number]>(
-  'events_on_days',
-  `select to_char(days.day, 'YYYY-MM-DD') as day, ${EVENT_COLUMNS('e')}
-   from unnest($1::date[]) as days(day)
-   cross join lateral (
-     select d.event_id, d.name from special_event_date d
-     where d.listed and d.date = days.day
-     order by d.name, d.event_id
-     limit $2::int
-   ) p
-   join special_event e on e.id = p.event_id and e.deleted_at is null
-   order by days.day, p.name, p.event_id`,
-  { mayBeStale: true },
-);
 
 /** The events that run on `date`, at most `limit`, ordered by name then eventId. */
 export async function loadEventsOn(
@@ -62,19 +40,6 @@ export async function loadEventsOn(
   return events ?? [];
 }
 
-// Rows rather than JSON: building a JSON object per date cost PostgreSQL more than the rest of the statement
-// (1 ms → 0.2 ms for 30 events, EXPLAIN ANALYZE). An unlimited event has nothing left to count.
-const AVAILABILITY = statement<EventDateAvailability, [eventIds: string[]]>(
-  'event_availability',
-  `select e.id as "eventId", to_char(d.date, 'YYYY-MM-DD') as date, e.capacity,
-          case when e.capacity is not null then ${REMAINING('e', 'd.date')} end as remaining
-   from special_event e
-   join special_event_date d on d.event_id = e.id
-   where e.id = any($1::uuid[]) and e.deleted_at is null
-   order by d.date`,
-  { mayBeStale: true },
-);
-
 /** Each date of an event with the tickets it has left, ascending. */
 export async function loadAvailability(
   sql: Queryable,
@@ -87,16 +52,6 @@ export async function loadAvailability(
   });
   return dates ?? [];
 }
-
-// Tickets sold and not cancelled per date of each event, counted from the tickets themselves: what staff see.
-const SOLD = statement<{ eventId: string; date: string; sold: number }, [eventIds: string[]]>(
-  'event_sold',
-  `select t.event_id as "eventId", to_char(t.ticket_date, 'YYYY-MM-DD') as date, count(*)::int as sold
-   from ticket t
-   where t.event_id = any($1::uuid[]) and t.cancelled_at is null
-   group by t.event_id, t.ticket_date`,
-  { mayBeStale: true },
-);
 
 /** Tickets sold (and not cancelled) for one date of an event: read with every other event the level asks for. */
 export async function loadSold(

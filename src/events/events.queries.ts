@@ -1,8 +1,8 @@
 import { statement } from '../db/sql.ts';
 
 // The events' SQL: an event read and written, its dates and what each visitor category pays for it. The lists
-// and the graph's batched reads build their statements from the columns they share (event-list.ts,
-// event-connection.ts, event-loads.ts), one statement for each shape of page, and keep them there.
+// and the graph's batched reads build their statements from the columns they share, one statement for each
+// shape of page: events.list.queries.ts.
 
 /** What one category pays for an event, in hundredths of the currency. */
 export interface EventPriceView {

@@ -3,9 +3,10 @@
 // (museum-hours.graphql.ts).
 import { z } from 'zod';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGING_RULES } from '../common/pagination.ts';
-import type { EventDateAvailability, ListedEvent } from '../events/event-list.ts';
+import type { ListedEvent } from '../events/event-list.ts';
 import { loadAvailability, loadEvent, loadEventsOn, loadSold } from '../events/event-loads.ts';
 import { SpecialEventType } from '../events/events.graphql.ts';
+import type { EventDateAvailability } from '../events/events.list.queries.ts';
 import { builder } from '../graphql/builder.ts';
 import { MuseumDayType } from '../hours/hours.graphql.ts';
 import { TicketType } from '../tickets/tickets.graphql.ts';

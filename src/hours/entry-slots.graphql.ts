@@ -14,11 +14,11 @@ import {
   entrySlotsOn,
   loadEntrySlots,
   museumSlotSettings,
-  type SlotSettings,
   setDaySlots,
   setMuseumSlots,
 } from './entry-slots.service.ts';
 import { MuseumDayType } from './hours.graphql.ts';
+import type { SlotSettings } from './hours.queries.ts';
 
 // A day has at most 96 slots (one every 15 minutes); query-cost.ts counts a typical day's, hourly from 9 to 18.
 const TYPICAL_SLOTS_A_DAY = 9;

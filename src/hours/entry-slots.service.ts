@@ -1,21 +1,23 @@
 import { loadBatched } from '../common/batch.ts';
 import { invalidField } from '../common/errors.ts';
-import { type Queryable, type Sql, statement } from '../db/sql.ts';
+import type { Queryable, Sql } from '../db/sql.ts';
 import {
   type DayEntrySlotsInput,
   type EntrySlotsInput,
   minutesOf,
   type SlotTimes,
-  slotSetting,
   slotsOf,
 } from './entry-slots.rules.ts';
+import {
+  DAY_SLOTS,
+  MUSEUM_SLOTS,
+  REGULAR_DAY_SLOTS,
+  SET_DAY_SLOTS,
+  SET_MUSEUM_SLOTS,
+  SLOTS_OF_DAYS,
+  type SlotSettings,
+} from './hours.queries.ts';
 import { listOpenDays, type MuseumDay } from './hours.service.ts';
-
-/** Timed entry as set: slots of `minutes`, `capacity` tickets each; null minutes: none. */
-export interface SlotSettings {
-  minutes: number | null;
-  capacity: number | null;
-}
 
 /** One date's timed entry, and whether it is the museum's (nothing set for the date). */
 export interface DaySlotSettings extends SlotSettings {
@@ -29,17 +31,10 @@ export interface EntrySlot extends SlotTimes {
   remaining: number;
 }
 
-const MUSEUM_SLOTS = statement<SlotSettings>('entry_slots', 'select minutes, capacity from entry_slots');
-
 export async function museumSlotSettings(sql: Queryable): Promise<SlotSettings> {
   const [settings] = await sql.query(MUSEUM_SLOTS, []);
   return settings!;
 }
-
-const SET_MUSEUM_SLOTS = statement<
-  SlotSettings,
-  [minutes: number | null | undefined, capacity: number | null]
->('set_entry_slots', 'update entry_slots set minutes = $1, capacity = $2 returning minutes, capacity');
 
 /** Switches timed entry on (or off, with minutes null) for every date that has nothing of its own. */
 export async function setMuseumSlots(sql: Queryable, input: EntrySlotsInput): Promise<SlotSettings> {
@@ -47,28 +42,10 @@ export async function setMuseumSlots(sql: Queryable, input: EntrySlotsInput): Pr
   return settings!;
 }
 
-// The date's own settings if it has some, else the museum's.
-const DAY_SLOTS = statement<SlotSettings & { regular: boolean }, [date: string]>(
-  'day_entry_slots',
-  `select ${slotSetting('minutes')} as minutes, ${slotSetting('capacity')} as capacity,
-          d.date is null as regular
-   from entry_slots m left join day_entry_slots d on d.date = $1::date`,
-);
-
 export async function daySlotSettings(sql: Queryable, date: string): Promise<DaySlotSettings> {
   const [row] = await sql.query(DAY_SLOTS, [date]);
   return { date, ...row! };
 }
-
-const SET_DAY_SLOTS = statement<never, [date: string, minutes: number | null, capacity: number | null]>(
-  'set_day_entry_slots',
-  `insert into day_entry_slots (date, minutes, capacity) values ($1::date, $2, $3)
-   on conflict (date) do update set minutes = excluded.minutes, capacity = excluded.capacity`,
-);
-const REGULAR_DAY_SLOTS = statement<never, [date: string]>(
-  'regular_day_entry_slots',
-  'delete from day_entry_slots where date = $1::date',
-);
 
 /**
  * Gives one date slots of its own (they must fit its opening hours: the museum open, one whole slot between
@@ -94,26 +71,6 @@ export function setDaySlots(sql: Sql, input: DayEntrySlotsInput): Promise<DaySlo
     return daySlotSettings(tx, date);
   });
 }
-
-interface DaySlotsRow extends SlotSettings {
-  date: string;
-  sold: Record<string, number> | null;
-}
-
-// Each date of $1 with its slot settings and the tickets of each entry time sold and not cancelled.
-const SLOTS_OF_DAYS = statement<DaySlotsRow, [dates: string[]]>(
-  'entry_slots_of_days',
-  `select to_char(days.day, 'YYYY-MM-DD') as date,
-          ${slotSetting('minutes')} as minutes, ${slotSetting('capacity')} as capacity,
-          (select json_object_agg(sold.entry, sold.tickets) from (
-             select to_char(t.entry_time, 'HH24:MI') as entry, count(*)::int as tickets from ticket t
-             where t.ticket_date = days.day and t.entry_time is not null and t.cancelled_at is null
-             group by t.entry_time) sold) as sold
-   from unnest($1::date[]) as days(day)
-   cross join entry_slots m
-   left join day_entry_slots d on d.date = days.day`,
-  { mayBeStale: true },
-);
 
 /** The entry slots of an open day with what each has left, read with the other days of the same page. */
 export async function loadEntrySlots(

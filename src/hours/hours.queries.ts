@@ -1,6 +1,8 @@
 import { statement } from '../db/sql.ts';
+import { slotSetting } from './entry-slots.rules.ts';
 
-// The hours' SQL: the weekly schedule, the dates with hours of their own, and what the hours page reads.
+// The hours' SQL: the weekly schedule, the dates with hours of their own, what the hours page reads, and the
+// entry slots (the museum's and each day's).
 
 /** Hours are published this many days ahead of the start date; pages beyond that are empty. */
 export const HOURS_HORIZON_DAYS = 366;
@@ -71,4 +73,61 @@ export const UPSERT_DATE_HOURS = statement<
 export const DELETE_DATE_HOURS = statement<never, [date: string]>(
   'hours_delete_date',
   'delete from day_hours where date = $1::date',
+);
+
+/** Timed entry as set: slots of `minutes`, `capacity` tickets each; null minutes: none. */
+export interface SlotSettings {
+  minutes: number | null;
+  capacity: number | null;
+}
+
+export const MUSEUM_SLOTS = statement<SlotSettings>(
+  'entry_slots',
+  'select minutes, capacity from entry_slots',
+);
+
+export const SET_MUSEUM_SLOTS = statement<
+  SlotSettings,
+  [minutes: number | null | undefined, capacity: number | null]
+>('set_entry_slots', 'update entry_slots set minutes = $1, capacity = $2 returning minutes, capacity');
+
+// The date's own settings if it has some, else the museum's.
+export const DAY_SLOTS = statement<SlotSettings & { regular: boolean }, [date: string]>(
+  'day_entry_slots',
+  `select ${slotSetting('minutes')} as minutes, ${slotSetting('capacity')} as capacity,
+          d.date is null as regular
+   from entry_slots m left join day_entry_slots d on d.date = $1::date`,
+);
+
+export const SET_DAY_SLOTS = statement<
+  never,
+  [date: string, minutes: number | null, capacity: number | null]
+>(
+  'set_day_entry_slots',
+  `insert into day_entry_slots (date, minutes, capacity) values ($1::date, $2, $3)
+   on conflict (date) do update set minutes = excluded.minutes, capacity = excluded.capacity`,
+);
+export const REGULAR_DAY_SLOTS = statement<never, [date: string]>(
+  'regular_day_entry_slots',
+  'delete from day_entry_slots where date = $1::date',
+);
+
+interface DaySlotsRow extends SlotSettings {
+  date: string;
+  sold: Record<string, number> | null;
+}
+
+// Each date of $1 with its slot settings and the tickets of each entry time sold and not cancelled.
+export const SLOTS_OF_DAYS = statement<DaySlotsRow, [dates: string[]]>(
+  'entry_slots_of_days',
+  `select to_char(days.day, 'YYYY-MM-DD') as date,
+          ${slotSetting('minutes')} as minutes, ${slotSetting('capacity')} as capacity,
+          (select json_object_agg(sold.entry, sold.tickets) from (
+             select to_char(t.entry_time, 'HH24:MI') as entry, count(*)::int as tickets from ticket t
+             where t.ticket_date = days.day and t.entry_time is not null and t.cancelled_at is null
+             group by t.entry_time) sold) as sold
+   from unnest($1::date[]) as days(day)
+   cross join entry_slots m
+   left join day_entry_slots d on d.date = days.day`,
+  { mayBeStale: true },
 );

@@ -3,8 +3,7 @@ import type { SendMailOptions } from 'nodemailer';
 import { instantIn } from '../common/dates.ts';
 import { admissionCodePng } from '../common/qr-code.ts';
 import { escapeHtml } from '../common/text.ts';
-import type { MailTicket } from './mail.service.ts';
-import type { DueMail } from './outbox.ts';
+import type { DueMail, MailTicket } from './mail.queries.ts';
 
 /** What every mail says of the museum, and how it signs. */
 export interface MailSettings {

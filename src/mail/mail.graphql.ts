@@ -1,6 +1,6 @@
 import { builder } from '../graphql/builder.ts';
 import type { MailStatus } from './mail.entity.ts';
-import type { EmailDelivery } from './outbox.ts';
+import type { EmailDelivery } from './mail.queries.ts';
 
 export const MailStatusEnum = builder.enumType('MailStatus', {
   description:

@@ -3,8 +3,9 @@ import type { Sql } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
 import { composeMail, type MailSettings } from './compose.ts';
 import type { MailKind } from './mail.entity.ts';
+import type { DueMail } from './mail.queries.ts';
 import { mailTickets } from './mail.service.ts';
-import { type DueMail, nextMailInSeconds, queueOwedMail, recordMail, takeDueMail } from './outbox.ts';
+import { nextMailInSeconds, queueOwedMail, recordMail, takeDueMail } from './outbox.ts';
 import { MailRefused, type MailTransport, withoutAddresses } from './transport.ts';
 
 /** What the mail worker counts, when metrics are on. */

@@ -5,7 +5,7 @@ import type { Database } from '../db/database.ts';
 import type { ReplicaStatus } from '../db/replicas.ts';
 import type { MailCounts } from '../mail/mailer.ts';
 import type { PaymentCounts } from '../payments/payments.ts';
-import type { WebhookBacklog } from '../webhooks/webhooks.service.ts';
+import type { WebhookBacklog } from '../webhooks/webhooks.queries.ts';
 import { Timings } from './timings.ts';
 
 /** Distinct operation names kept as labels; beyond, `other`, so clients cannot create unbounded series. */

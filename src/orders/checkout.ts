@@ -1,6 +1,7 @@
 import type { Principal } from '../accounts/authenticator.ts';
 import type { AppDeps } from '../context.ts';
-import { getOrder, type OrderView } from './orders.service.ts';
+import type { OrderView } from './orders.queries.ts';
+import { getOrder } from './orders.service.ts';
 
 /**
  * A pending order as its buyer sees it once it is offered for payment: with its Checkout Session's URL

@@ -3,11 +3,8 @@
 // account's total in one statement.
 import { z } from 'zod';
 import type { CursorKey, Keyed, KeysetPage, KeysetWindow } from '../common/cursors.ts';
-import { type Queryable, rfc3339Micros, statement } from '../db/sql.ts';
-import { ORDER_COLUMNS, type OrderView } from './orders.service.ts';
-
-/** An order's place in its account's list: when it was placed (to the microsecond), its orderId. */
-export type OrderKey = readonly [createdAt: string, orderId: string];
+import type { Queryable } from '../db/sql.ts';
+import { type OrderKey, type OrderView, orderWindow } from './orders.queries.ts';
 
 export const orderKeySchema: z.ZodType<OrderKey> = z.tuple([z.iso.datetime({ precision: 6 }), z.guid()]);
 
@@ -19,33 +16,6 @@ export const ordersScope = (accountId: string) => `orders/${accountId}`;
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const BEFORE_ALL: OrderKey = ['infinity', NIL_UUID];
 const AFTER_ALL: OrderKey = ['-infinity', NIL_UUID];
-
-interface OrderWindowRow extends OrderView {
-  total: number;
-  keyCreatedAt: string;
-}
-
-/** The account, the keys the window lies after and before, and its size. */
-type OrderWindowParams = [accountId: string, ...after: OrderKey, ...before: OrderKey, limit: number];
-
-// The list runs newest first and by id among equal times: a row comparison cannot mix the two directions, so
-// each bound is spelled out. An account's orders are found by ticket_order_account_id_index.
-const orderWindow = (backwards: boolean) =>
-  statement<OrderWindowRow, OrderWindowParams>(
-    `order_window_${backwards ? 'backwards' : 'forwards'}`,
-    `select n.total, page.* from (select count(*)::int as total from ticket_order o where o.account_id = $1::uuid) n
-     left join lateral (
-       select ${ORDER_COLUMNS}, ${rfc3339Micros('o.created_at')} as "keyCreatedAt"
-       from ticket_order o
-       where o.account_id = $1::uuid
-         and (o.created_at < $2::timestamptz or (o.created_at = $2::timestamptz and o.id > $3::uuid))
-         and (o.created_at > $4::timestamptz or (o.created_at = $4::timestamptz and o.id < $5::uuid))
-       order by ${backwards ? 'o.created_at, o.id desc' : 'o.created_at desc, o.id'}
-       limit $6::int
-     ) page on true
-     order by ${backwards ? 'page."keyCreatedAt", page."orderId" desc' : 'page."keyCreatedAt" desc, page."orderId"'}`,
-    { mayBeStale: true },
-  );
 
 const FORWARDS = orderWindow(false);
 const BACKWARDS = orderWindow(true);

@@ -15,8 +15,9 @@ import { TicketKindEnum, TicketType, visitInputFields } from '../tickets/tickets
 import { withCheckout } from './checkout.ts';
 import { orderKeySchema, ordersScope, readOrderWindow } from './order-connection.ts';
 import { OrderStatusEnum } from './order-status.graphql.ts';
+import type { OrderView } from './orders.queries.ts';
 import { MAX_ORDER_LINES, MAX_ORDER_TICKETS, placeOrderSchema } from './orders.rules.ts';
-import { getOrder, listOrders, type OrderView, placeOrder } from './orders.service.ts';
+import { getOrder, listOrders, placeOrder } from './orders.service.ts';
 
 export const OrderType = builder.objectRef<OrderView>('Order').implement({
   description: 'Tickets bought together, all or none, as their buyer (or staff) sees them.',

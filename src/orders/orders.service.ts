@@ -2,58 +2,23 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../accounts/authenticator.ts';
 import { DomainError, type FieldIssue, invalid } from '../common/errors.ts';
 import { offsetOf, type Page } from '../common/pagination.ts';
-import { type Queryable, rfc3339, type Sql, statement } from '../db/sql.ts';
+import type { Queryable, Sql } from '../db/sql.ts';
 import { queueOrderMail } from '../mail/outbox.ts';
 import { bySalesCounter } from '../tickets/cancellation.ts';
 import { claimOrReplay, requestHash, storeAnswer } from '../tickets/idempotency.ts';
-import type { OrderStatus } from '../tickets/order.entity.ts';
 import { GENERAL_ADMISSION } from '../tickets/ticket-sales.entity.ts';
-import { TICKET_VIEW_JSON, type TicketView } from '../tickets/ticket-view.ts';
 import { isCodeCollision, type PurchaseOptions, sellTicket, slotScope } from '../tickets/tickets.service.ts';
+import type { TicketView } from '../tickets/tickets.views.queries.ts';
+import {
+  AWAIT_PAYMENT,
+  NEW_ORDER,
+  ORDER_BY_ID,
+  ORDERS_OF_ACCOUNT,
+  type OrderView,
+} from './orders.queries.ts';
 import type { OrderLine, PlaceOrderInput } from './orders.rules.ts';
 
-export interface OrderView {
-  orderId: string;
-  /** Null once the buyer's address was erased (src/privacy/). */
-  email: string | null;
-  /** RFC 3339, UTC. */
-  createdAt: string;
-  /** Absent in answers kept for Idempotency-Key replays before orders had a status: they were confirmed. */
-  status?: OrderStatus;
-  /** A pending order's seats are given back at this time unless it is paid (RFC 3339, UTC). */
-  expiresAt?: string | null;
-  /** Where its buyer pays (Stripe Checkout), while it waits for payment. */
-  checkoutUrl?: string | null;
-  /** Hundredths of the currency given back (or on their way back) to the buyer. */
-  refundedAmount?: number;
-  /** In the order of the lines, each line's tickets together. */
-  tickets: TicketView[];
-}
-
 const CODE_ATTEMPTS = 5;
-
-interface NewOrderRow {
-  createdAt: string;
-  status: OrderStatus;
-  expiresAt: string | null;
-}
-
-// $4: minutes the order holds its seats while waiting for payment; null: it is confirmed at once.
-const NEW_ORDER = statement<
-  NewOrderRow,
-  [orderId: string, accountId: string, email: string, holdMinutes: number | null]
->(
-  'new_order',
-  `insert into ticket_order (id, account_id, email, created_at, status, expires_at)
-   values ($1::uuid, $2::uuid, $3, now(), case when $4::int is null then 'confirmed' else 'pending' end,
-           now() + make_interval(mins => $4::int))
-   returning ${rfc3339('created_at')} as "createdAt", status, ${rfc3339('expires_at')} as "expiresAt"`,
-);
-
-const AWAIT_PAYMENT = statement<never, [orderId: string]>(
-  'order_await_payment',
-  'update ticket set awaiting_payment = true where order_id = $1::uuid',
-);
 
 /** A ticket to sell: its line, its place among the order's tickets, and the counters it takes. */
 interface Seat {
@@ -192,26 +157,6 @@ export async function placeOrder(
     }
   }
 }
-
-export const ORDER_COLUMNS = `o.id as "orderId", o.email, ${rfc3339('o.created_at')} as "createdAt", o.status,
-  ${rfc3339('o.expires_at')} as "expiresAt", o.checkout_url as "checkoutUrl",
-  (select coalesce(sum(r.amount), 0)::int from refund r where r.order_id = o.id) as "refundedAmount",
-  (select json_agg(${TICKET_VIEW_JSON} order by t.order_position)
-   from ticket t left join special_event e on e.id = t.event_id where t.order_id = o.id) as tickets`;
-
-// Owner or staff ($2) only: anyone else reads nothing, as if the order did not exist.
-const ORDER_BY_ID = statement<OrderView, [orderId: string, staff: boolean, viewerId: string]>(
-  'order_by_id',
-  `select ${ORDER_COLUMNS} from ticket_order o where o.id = $1::uuid and ($2::boolean or o.account_id = $3::uuid)`,
-  { mayBeStale: true },
-);
-
-const ORDERS_OF_ACCOUNT = statement<OrderView, [accountId: string, limit: number, offset: number]>(
-  'orders_of_account',
-  `select ${ORDER_COLUMNS} from ticket_order o where o.account_id = $1::uuid
-   order by o.created_at desc, o.id limit $2::int offset $3::bigint`,
-  { mayBeStale: true },
-);
 
 /** An order as its owner, or staff, may see it; anyone else gets null, as if it did not exist. */
 export async function getOrder(

@@ -1,5 +1,14 @@
-import { type Queryable, type Sql, statement } from '../db/sql.ts';
-import { type GivenBack, giveBack, HOLD_ORDER_TICKETS, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
+import type { Queryable, Sql } from '../db/sql.ts';
+import { giveBack, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
+import { type GivenBack, HOLD_ORDER_TICKETS } from '../tickets/tickets.cancellation.queries.ts';
+import {
+  CHECKOUT_LINES,
+  HOLD_PENDING_ORDER,
+  NEXT_EXPIRY,
+  REPRICED_ORDERS,
+  STORE_CHECKOUT,
+  TAKE_EXPIRED_ORDER,
+} from './payments.queries.ts';
 import type { CheckoutLine } from './stripe-gateway.ts';
 
 // Holds: a pending order's seats, its Checkout Session, and the end of the hold (src/payments/payments.ts
@@ -17,19 +26,6 @@ export async function expireHeld(tx: Queryable, orderId: string, mail = true): P
     { by: null, pendingStatus: 'expired', mail: mail ? 'expired' : null },
   );
 }
-
-// One pending order whose hold has ended, locked; one another instance is expiring is skipped.
-const TAKE_EXPIRED_ORDER = statement<{ id: string }>(
-  'payment_take_expired_order',
-  `select id from ticket_order where status = 'pending' and expires_at <= now()
-   order by expires_at limit 1 for update skip locked`,
-);
-
-const NEXT_EXPIRY = statement<{ seconds: number | null }>(
-  'payment_next_expiry',
-  `select extract(epoch from min(expires_at) - now())::float8 as seconds
-   from ticket_order where status = 'pending'`,
-);
 
 /**
  * Expires the pending orders whose hold has ended, one transaction each, exactly once across instances:
@@ -52,31 +48,6 @@ export async function expireDueOrders(
   return { expired, nextInSeconds: next?.seconds ?? null };
 }
 
-interface CheckoutLineRow {
-  ticketType: string;
-  date: string;
-  eventName: string | null;
-  category: string | null;
-  entryTime: string | null;
-  unitAmount: number;
-  quantity: number;
-}
-
-// What a Checkout Session sells: the order's tickets still held (the museum may have called some off), one line
-// per kind of ticket at one price.
-const CHECKOUT_LINES = statement<CheckoutLineRow, [orderId: string]>(
-  'payment_checkout_lines',
-  `select t.ticket_type as "ticketType", to_char(t.ticket_date, 'YYYY-MM-DD') as date, e.name as "eventName",
-          c.name as category, to_char(t.entry_time, 'HH24:MI') as "entryTime", t.price as "unitAmount",
-          count(*)::int as quantity, min(t.order_position) as position
-   from ticket t
-   left join special_event e on e.id = t.event_id
-   left join price_category c on c.category = t.category
-   where t.order_id = $1::uuid and t.cancelled_at is null
-   group by t.ticket_type, t.ticket_date, e.name, c.name, t.category, t.entry_time, t.price
-   order by position`,
-);
-
 /** The order's lines as Checkout shows them: what, for whom, when, and at what price. */
 export async function checkoutLines(sql: Queryable, orderId: string): Promise<CheckoutLine[]> {
   const rows = await sql.query(CHECKOUT_LINES, [orderId]);
@@ -93,14 +64,6 @@ export async function checkoutLines(sql: Queryable, orderId: string): Promise<Ch
     quantity: row.quantity,
   }));
 }
-
-// The session is stored once, and only on an order still waiting for it.
-const STORE_CHECKOUT = statement<{ id: string }, [orderId: string, sessionId: string, url: string]>(
-  'payment_store_checkout',
-  `update ticket_order set checkout_session_id = $2, checkout_url = $3
-   where id = $1::uuid and status = 'pending' and checkout_session_id is null
-   returning id`,
-);
 
 export async function storeCheckout(
   sql: Queryable,
@@ -121,21 +84,6 @@ export async function abandonOrder(sql: Sql, orderId: string): Promise<GivenBack
     return order ? expireHeld(tx, order.id, order.repriced) : NOTHING_GIVEN_BACK;
   });
 }
-
-const HOLD_PENDING_ORDER = statement<{ id: string; repriced: boolean }, [orderId: string]>(
-  'payment_hold_pending_order',
-  `select id, cardinality(superseded_sessions) > 0 as repriced from ticket_order
-   where id = $1::uuid and status = 'pending' for update`,
-);
-
-// Pending orders whose Checkout Session was replaced (the museum called some of their tickets off) and that
-// have no new one yet: the payments worker offers each one for what is left.
-const REPRICED_ORDERS = statement<{ id: string }>(
-  'payment_repriced_orders',
-  `select id from ticket_order
-   where status = 'pending' and checkout_session_id is null and cardinality(superseded_sessions) > 0
-   order by expires_at limit 10`,
-);
 
 export async function repricedOrders(sql: Queryable): Promise<string[]> {
   return (await sql.query(REPRICED_ORDERS, [])).map((order) => order.id);

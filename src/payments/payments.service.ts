@@ -1,11 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { type Queryable, type Sql, statement } from '../db/sql.ts';
-import { slotSetting } from '../hours/entry-slots.rules.ts';
+import type { Queryable, Sql } from '../db/sql.ts';
 import { queueOrderMail } from '../mail/outbox.ts';
-import { bySalesCounter, type GivenBack, lockEvents, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
+import { bySalesCounter, lockEvents, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
 import { GENERAL_ADMISSION } from '../tickets/ticket-sales.entity.ts';
-import { SALES_SCOPE, SLOT_SCOPE } from '../tickets/ticket-view.ts';
+import type { GivenBack } from '../tickets/tickets.cancellation.queries.ts';
 import { expireHeld } from './holds.ts';
+import {
+  CONFIRM_ORDER,
+  EXPIRED_SEATS,
+  type HeldOrder,
+  HOLD_ORDER,
+  type Paid,
+  PURGE_STRIPE_EVENTS,
+  RECORD_EVENT,
+  REFUND_LATE_PAYMENT,
+  REFUND_SUPERSEDED_PAYMENT,
+  TAKE_SEATS,
+} from './payments.queries.ts';
 import type { CheckoutSession, PaymentEvent } from './stripe-gateway.ts';
 
 export const EVENT_OUTCOMES = [
@@ -21,110 +32,6 @@ export const EVENT_OUTCOMES = [
 ] as const;
 
 export type EventOutcome = (typeof EVENT_OUTCOMES)[number];
-
-/** The order as a payment finds it, its row locked until the transaction ends. */
-interface HeldOrder {
-  id: string;
-  status: string;
-  paymentIntent: string | null;
-}
-
-// Stripe's event id takes effect once: its row commits with what the event did.
-const RECORD_EVENT = statement<{ id: string }, [eventId: string, type: string]>(
-  'payment_record_event',
-  `insert into stripe_event (id, type, received_at) values ($1, $2, now())
-   on conflict (id) do nothing returning id`,
-);
-
-// The order a Checkout Session pays: by the order id Stripe carries back (client_reference_id), and the
-// session, unless the order has not stored its session yet (the service stopped right after making it). A
-// session the order replaced (the museum called some of its tickets off) is `superseded`: it pays nothing.
-const HOLD_ORDER = statement<HeldOrder & { superseded: boolean }, [orderId: string, sessionId: string]>(
-  'payment_hold_order',
-  `select id, status, payment_intent as "paymentIntent", $2 = any(superseded_sessions) as superseded
-   from ticket_order
-   where id = $1::uuid and (checkout_session_id = $2 or checkout_session_id is null or $2 = any(superseded_sessions))
-   for update`,
-);
-
-/** What a payment binds: the order, the amount paid, its PaymentIntent and its Checkout Session. */
-type Paid = [orderId: string, amount: number, paymentIntent: string | null, sessionId: string];
-
-// Its tickets are sold: those its hold's end gave back too (a late payment), not those the museum called off.
-const CONFIRM_ORDER = statement<never, Paid>(
-  'payment_confirm_order',
-  `with paid as (
-     update ticket_order set status = 'confirmed', paid_amount = $2::int, payment_intent = $3,
-       checkout_session_id = coalesce(checkout_session_id, $4)
-     where id = $1::uuid returning id)
-   update ticket set awaiting_payment = false, cancelled_at = null
-   where order_id = (select id from paid) and cancelled_by is null`,
-);
-
-// A payment through a session the order replaced goes back in full, once (a replay of it, or another event
-// of the same payment, finds its refund); the order stays as it is.
-const REFUND_SUPERSEDED_PAYMENT = statement<never, [...Paid, refundId: string]>(
-  'payment_refund_superseded',
-  `insert into refund (id, order_id, amount, payment_intent, reason, status, attempts, next_attempt_at, created_at)
-   select $5::uuid, o.id, $2::int, $3::text, 'late_payment', 'pending', 0, now(), now()
-   from ticket_order o
-   where o.id = $1::uuid and $4::text = any(o.superseded_sessions) and $2::int > 0 and $3::text is not null
-     and not exists (select from refund where payment_intent = $3::text)`,
-);
-
-const REFUND_LATE_PAYMENT = statement<never, [...Paid, refundId: string]>(
-  'payment_refund_late',
-  `with refunded as (
-     update ticket_order set status = 'refunded', paid_amount = $2::int, payment_intent = $3,
-       checkout_session_id = coalesce(checkout_session_id, $4)
-     where id = $1::uuid returning id)
-   insert into refund (id, order_id, amount, payment_intent, reason, status, attempts, next_attempt_at, created_at)
-   select $5::uuid, id, $2::int, $3, 'late_payment', 'pending', 0, now(), now() from refunded where $2::int > 0`,
-);
-
-interface ExpiredSeat {
-  date: string;
-  scope: string;
-  slot: string | null;
-  eventCapacity: number | null;
-  gone: boolean;
-  slotCapacity: number | null;
-}
-
-// An expired order's tickets, their seats to be taken again (not those the museum called off): each with the
-// capacity of its counter(s).
-const EXPIRED_SEATS = statement<ExpiredSeat, [orderId: string]>(
-  'payment_expired_seats',
-  `select to_char(t.ticket_date, 'YYYY-MM-DD') as date, ${SALES_SCOPE} as scope, ${SLOT_SCOPE} as slot,
-          e.capacity as "eventCapacity",
-          (e.id is not null and (e.deleted_at is not null or not exists (
-             select from special_event_date d where d.event_id = e.id and d.date = t.ticket_date and d.listed))) as gone,
-          ${slotSetting('capacity')} as "slotCapacity"
-   from ticket t
-   left join special_event e on e.id = t.event_id
-   left join day_entry_slots d on d.date = t.ticket_date
-   cross join entry_slots m
-   where t.order_id = $1::uuid and t.cancelled_by is null
-   order by t.id`,
-);
-
-// Takes $3 seats of counter ($1, $2) under capacity $4. A missing counter starts from the tickets of its
-// scope sold and not cancelled, as a purchase's does (src/tickets/sale.queries.ts).
-const TAKE_SEATS = statement<
-  { sold: number },
-  [scope: string, date: string, count: number, capacity: number]
->(
-  'payment_take_seats',
-  `insert into ticket_sales as s (scope, date, sold)
-   select $1, $2::date, counted.sold + $3::int from (
-     select case when exists (select from ticket_sales where scope = $1 and date = $2::date) then 0
-       else (select count(*)::int from ticket t
-             where t.ticket_date = $2::date and t.cancelled_at is null
-               and $1 in (${SALES_SCOPE}, ${SLOT_SCOPE})) end as sold) counted
-   where counted.sold + $3::int <= $4::int
-   on conflict (scope, date) do update set sold = s.sold + $3::int where s.sold + $3::int <= $4::int
-   returning sold`,
-);
 
 /** A late payment found its seats sold meanwhile: the transaction that tried to take them rolls back. */
 class SeatsGone extends Error {}
@@ -285,12 +192,6 @@ export async function applyStripeEvent(
     }
   }
 }
-
-// Stripe retries an event for 3 days: an id older than 30 days will not come again.
-const PURGE_STRIPE_EVENTS = statement(
-  'stripe_event_purge',
-  "delete from stripe_event where received_at < now() - interval '30 days'",
-);
 
 export async function purgeOldStripeEvents(sql: Queryable): Promise<void> {
   await sql.query(PURGE_STRIPE_EVENTS, []);

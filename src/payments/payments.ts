@@ -1,10 +1,12 @@
 import { DomainError, invalidField } from '../common/errors.ts';
 import { workerLoop } from '../common/worker-loop.ts';
 import type { StripeSettings } from '../config.ts';
-import { rfc3339, type Sql, statement } from '../db/sql.ts';
+import type { Sql } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
-import { type GivenBack, NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
+import { NOTHING_GIVEN_BACK } from '../tickets/cancellation.ts';
+import type { GivenBack } from '../tickets/tickets.cancellation.queries.ts';
 import { abandonOrder, checkoutLines, expireDueOrders, repricedOrders, storeCheckout } from './holds.ts';
+import { ORDER_TO_OFFER } from './payments.queries.ts';
 import { applyStripeEvent, type EventOutcome, type LatePaymentRules } from './payments.service.ts';
 import { nextRefundInSeconds, recordRefund, takeDueRefunds } from './refunds.ts';
 import { type PaymentGateway, PaymentRefused } from './stripe-gateway.ts';
@@ -46,18 +48,6 @@ export interface Payments {
   wake(): void;
   close(): Promise<void>;
 }
-
-interface OrderToOffer {
-  status: string;
-  checkoutUrl: string | null;
-  expiresAt: string;
-}
-
-const ORDER_TO_OFFER = statement<OrderToOffer, [orderId: string]>(
-  'payment_order_to_offer',
-  `select status, checkout_url as "checkoutUrl", ${rfc3339('expires_at')} as "expiresAt"
-   from ticket_order where id = $1::uuid`,
-);
 
 /**
  * Payments through Stripe Checkout for one instance: making and storing sessions, applying Stripe's events,

@@ -1,8 +1,9 @@
 import { MAX_PRICE, toAmount } from '../common/money.ts';
 import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
+import type { PriceCategoryView } from './prices.queries.ts';
 import { DEFAULT_CATEGORY, MAX_CATEGORIES, type PriceListInput, priceListSchema } from './prices.rules.ts';
-import { type PriceCategoryView, readPriceList, setPriceList } from './prices.service.ts';
+import { readPriceList, setPriceList } from './prices.service.ts';
 
 export const CATEGORY_DESCRIPTION =
   'A visitor category of the price list (`adult`, `child`, `reduced`, …): lowercase letters, digits and -.';

@@ -8,15 +8,16 @@ import { MailStatusEnum } from '../mail/mail.graphql.ts';
 import { OrderStatusEnum } from '../orders/order-status.graphql.ts';
 import { TicketKindEnum, TicketStatusEnum } from '../tickets/tickets.graphql.ts';
 import type { PrivacyRequestKind, Requester } from './privacy.entity.ts';
-import {
-  exportBuyerData,
-  exportMyData,
-  type PersonalData,
-  type PersonalMail,
-  type PersonalOrder,
-  type PersonalTicket,
-} from './privacy.export.ts';
-import { listPrivacyRequests, type PrivacyCounts, type PrivacyRequestView } from './privacy.requests.ts';
+import { exportBuyerData, exportMyData } from './privacy.export.ts';
+import type {
+  PersonalData,
+  PersonalMail,
+  PersonalOrder,
+  PersonalTicket,
+  PrivacyCounts,
+  PrivacyRequestView,
+} from './privacy.queries.ts';
+import { listPrivacyRequests } from './privacy.requests.ts';
 import { buyerSchema, requestsSchema } from './privacy.rules.ts';
 import { deleteMyAccount, eraseBuyerData } from './privacy.service.ts';
 

@@ -1,39 +1,16 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { ListPage, Page } from '../common/pagination.ts';
 import { offsetOf } from '../common/pagination.ts';
-import { type Queryable, rfc3339, type Sql, statement } from '../db/sql.ts';
+import type { Queryable, Sql } from '../db/sql.ts';
 import type { PrivacyRequestKind, Requester } from './privacy.entity.ts';
-
-// The record of every export and erasure (docs/privacy.md): who asked, when, what was counted, and a keyed
-// hash of the subject instead of the address.
-
-/** What an export or erasure counted (for an erasure: what it removed the personal data from). */
-export interface PrivacyCounts {
-  orders: number;
-  tickets: number;
-  mails: number;
-  idempotencyRecords: number;
-  accounts: number;
-}
-
-export interface PrivacyRequestView {
-  requestId: string;
-  kind: PrivacyRequestKind;
-  requestedBy: Requester;
-  /** The account that asked; null for retention. */
-  accountId: string | null;
-  /** RFC 3339, UTC. */
-  requestedAt: string;
-  /** A retention run's museum day. */
-  retentionDate: string | null;
-  counts: PrivacyCounts;
-}
-
-const STORED_KEY = statement<{ key: string }>('privacy_key', 'select key from privacy_key where id = 1');
-const NEW_KEY = statement<never, [key: string]>(
-  'privacy_key_new',
-  'insert into privacy_key (id, key) values (1, $1) on conflict (id) do nothing',
-);
+import {
+  NEW_KEY,
+  type PrivacyCounts,
+  type PrivacyRequestView,
+  RECORD_REQUEST,
+  REQUESTS_PAGE,
+  STORED_KEY,
+} from './privacy.queries.ts';
 
 const keys = new WeakMap<Sql, Promise<string>>();
 
@@ -59,34 +36,6 @@ export async function subjectHash(sql: Sql, configuredKey: string | null, subjec
   return createHmac('sha256', key).update(subject.trim().toLowerCase()).digest('hex');
 }
 
-// ------------------------------------------------------------------------------------------------ records
-
-export const REQUEST_COLUMNS = `r.id as "requestId", r.kind, r.requested_by as "requestedBy", r.account_id as "accountId",
-  ${rfc3339('r.created_at')} as "requestedAt", to_char(r.retention_date, 'YYYY-MM-DD') as "retentionDate",
-  json_build_object('orders', r.orders, 'tickets', r.tickets, 'mails', r.mails,
-    'idempotencyRecords', r.idempotency_records, 'accounts', r.accounts) as counts`;
-
-const RECORD_REQUEST = statement<
-  PrivacyRequestView,
-  [
-    kind: PrivacyRequestKind,
-    requestedBy: Requester,
-    accountId: string | null,
-    subjectHash: string | null,
-    orders: number,
-    tickets: number,
-    mails: number,
-    idempotencyRecords: number,
-    accounts: number,
-  ]
->(
-  'privacy_record_request',
-  `insert into privacy_request as r (id, kind, requested_by, account_id, subject_hash, orders, tickets, mails,
-     idempotency_records, accounts, created_at)
-   values (gen_random_uuid(), $1, $2, $3::uuid, $4, $5::int, $6::int, $7::int, $8::int, $9::int, now())
-   returning ${REQUEST_COLUMNS}`,
-);
-
 export async function recordRequest(
   tx: Queryable,
   kind: PrivacyRequestKind,
@@ -107,21 +56,6 @@ export async function recordRequest(
   ]);
   return row!;
 }
-
-const REQUESTS_PAGE = statement<
-  PrivacyRequestView & { total: number },
-  [subjectHash: string | null, limit: number, offset: number]
->(
-  'privacy_requests_page',
-  `select ${REQUEST_COLUMNS}, count(*) over ()::int as total
-   from privacy_request r where $1::text is null or r.subject_hash = $1
-   order by r.created_at desc, r.id desc limit $2::int offset $3::bigint`,
-);
-
-export const REQUESTS_ABOUT = statement<PrivacyRequestView, [subjectHash: string]>(
-  'privacy_requests_about',
-  `select ${REQUEST_COLUMNS} from privacy_request r where r.subject_hash = $1 order by r.created_at, r.id`,
-);
 
 /** The record of requests, newest first; with `email`, those about that address only (by its hash). */
 export async function listPrivacyRequests(

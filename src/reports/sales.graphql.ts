@@ -2,8 +2,9 @@ import { toAmount } from '../common/money.ts';
 import { builder } from '../graphql/builder.ts';
 import { CATEGORY_DESCRIPTION } from '../prices/prices.graphql.ts';
 import { TicketKindEnum } from '../tickets/tickets.graphql.ts';
+import type { SalesRow } from './reports.queries.ts';
 import { MAX_REPORT_DAYS, salesReportArgsSchema } from './sales.rules.ts';
-import { type SalesRow, salesReport } from './sales.service.ts';
+import { salesReport } from './sales.service.ts';
 
 const SalesRowType = builder.objectRef<SalesRow>('SalesRow').implement({
   description: 'The tickets of one visit date, ticket type, event and visitor category.',

@@ -1,13 +1,13 @@
 import { DomainError } from '../common/errors.ts';
 import { saidOrNull } from '../common/text.ts';
-import { type Queryable, statement } from '../db/sql.ts';
+import type { Queryable } from '../db/sql.ts';
+import { giveBack, NOTHING_GIVEN_BACK } from './cancellation.ts';
 import {
   type GivenBack,
-  giveBack,
-  HELD_COLUMNS,
   type HeldTicket,
-  NOTHING_GIVEN_BACK,
-} from './cancellation.ts';
+  HOLD_DAY_TICKETS,
+  HOLD_EVENT_TICKETS,
+} from './tickets.cancellation.queries.ts';
 
 // The museum's own cancellations (issue 55): an event deleted, dates dropped from it, a day closed or its hours
 // cut below a sold entry slot. The tickets still to be used are locked (in id order, as every cancellation
@@ -16,29 +16,6 @@ import {
 
 /** At most this many characters of a reason are kept (and accepted). */
 export const REASON_MAX_LENGTH = 500;
-
-// An event's tickets not used nor cancelled, on the dates $2 (null: every date) from today ($3) on: a past
-// date's ticket not used was a visit missed, not one the museum called off (nor is it refunded).
-const HOLD_EVENT_TICKETS = statement<HeldTicket, [eventId: string, dates: string[] | null, today: string]>(
-  'call_off_hold_event_tickets',
-  `select ${HELD_COLUMNS} from ticket t
-   where t.event_id = $1::uuid and ($2::date[] is null or t.ticket_date = any($2::date[]))
-     and t.ticket_date >= $3::date and t.cancelled_at is null and t.checked_in_at is null
-   order by t.id for update of t`,
-);
-
-// A date's tickets not used nor cancelled (general admission and events alike) that its hours no longer
-// admit: every one when it is closed ($2 null), else the timed tickets whose entry slot falls outside them.
-const HOLD_DAY_TICKETS = statement<
-  HeldTicket,
-  [date: string, timeOpen: string | null, timeClose: string | null]
->(
-  'call_off_hold_day_tickets',
-  `select ${HELD_COLUMNS} from ticket t
-   where t.ticket_date = $1::date and t.cancelled_at is null and t.checked_in_at is null
-     and ($2::time is null or t.entry_time < $2::time or t.entry_end > $3::time)
-   order by t.id for update of t`,
-);
 
 /** Gives back the tickets held on the museum's account, telling each buyer `reason`. */
 const callOff = (tx: Queryable, held: HeldTicket[], reason: string | null | undefined): Promise<GivenBack> =>

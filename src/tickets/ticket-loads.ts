@@ -3,21 +3,14 @@ import type { Principal } from '../accounts/authenticator.ts';
 import { loadBatched } from '../common/batch.ts';
 import { invalidField } from '../common/errors.ts';
 import { type ListPage, offsetOf, type Page } from '../common/pagination.ts';
-import { type Queryable, statement } from '../db/sql.ts';
-import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
-import { readsAnyTicket, TICKET_VIEW_JSON, type TicketView } from './ticket-view.ts';
-
-// Owner, staff or gate ($2) only, as ticket_by_id.
-const TICKETS_BY_ID = statement<
-  { id: string; ticket: TicketView },
-  [ticketIds: string[], anyTicket: boolean, viewerId: string]
->(
-  'tickets_by_id',
-  `select t.id, ${TICKET_VIEW_JSON} as ticket
-   from ticket t left join special_event e on e.id = t.event_id
-   where t.id = any($1::uuid[]) and ($2::boolean or t.account_id = $3::uuid)`,
-  { mayBeStale: true },
-);
+import type { Queryable } from '../db/sql.ts';
+import { readsAnyTicket } from './ticket-view.ts';
+import {
+  GENERAL_REMAINING,
+  TICKETS_BY_ID,
+  TICKETS_OF_ACCOUNTS,
+  type TicketView,
+} from './tickets.views.queries.ts';
 
 /** A ticket as getTicket shows it (null for anyone but its owner, staff or a gate), read in batches. */
 export async function loadTicket(
@@ -46,34 +39,6 @@ export function checkTicketRange({ startDate, endDate }: TicketRange): void {
   }
 }
 
-// The tickets of each account of $1 with a date in [$2, $3] (either end null: open), one page ($4, $5) of
-// them by ticket date, then purchase time, and how many there are over all pages.
-const TICKETS_OF_ACCOUNTS = statement<
-  { accountId: string } & ListPage<TicketView>,
-  [accountIds: string[], startDate: string | null, endDate: string | null, limit: number, offset: number]
->(
-  'tickets_of_accounts',
-  `select a.id as "accountId",
-          (select count(*)::int from ticket t
-           where t.account_id = a.id
-             and ($2::date is null or t.ticket_date >= $2::date)
-             and ($3::date is null or t.ticket_date <= $3::date)) as total,
-          coalesce((
-            select json_agg(page.ticket order by page.ticket_date, page.created_at, page.id)
-            from (
-              select ${TICKET_VIEW_JSON} as ticket, t.ticket_date, t.created_at, t.id
-              from ticket t left join special_event e on e.id = t.event_id
-              where t.account_id = a.id
-                and ($2::date is null or t.ticket_date >= $2::date)
-                and ($3::date is null or t.ticket_date <= $3::date)
-              order by t.ticket_date, t.created_at, t.id
-              limit $4::int offset $5::bigint
-            ) page
-          ), '[]') as items
-   from unnest($1::uuid[]) as a(id)`,
-  { mayBeStale: true },
-);
-
 /** One page of an account's own tickets, ordered by ticket date then purchase time, and their total. */
 export async function loadTicketsOf(
   sql: Queryable,
@@ -91,22 +56,6 @@ export async function loadTicketsOf(
   });
   return loaded ?? { items: [], total: 0 };
 }
-
-// General admission left on each day of $1 under a daily capacity of $2: the counter purchases keep, or before
-// the first sale under the capacity, the general tickets not cancelled, as a purchase would count them.
-const GENERAL_REMAINING = statement<
-  { date: string; remaining: number },
-  [dates: string[], dailyCapacity: number]
->(
-  'general_remaining',
-  `select to_char(days.day, 'YYYY-MM-DD') as date,
-          greatest($2::int - coalesce(
-            (select c.sold from ticket_sales c where c.scope = '${GENERAL_ADMISSION}' and c.date = days.day),
-            (select count(*)::int from ticket t
-             where t.ticket_type = 'general' and t.ticket_date = days.day and t.cancelled_at is null)), 0) as remaining
-   from unnest($1::date[]) as days(day)`,
-  { mayBeStale: true },
-);
 
 /**
  * General admission tickets left on each of `dates` under `dailyCapacity`, in one statement: a page of

@@ -9,9 +9,9 @@ import { CATEGORY_DESCRIPTION } from '../prices/prices.graphql.ts';
 import { DEFAULT_CATEGORY } from '../prices/prices.rules.ts';
 import { cancelTicket } from './cancellation.ts';
 import type { Canceller, TicketKind } from './ticket.entity.ts';
-import type { TicketStatus } from './ticket-view.ts';
-import { getTicket, type TicketView } from './ticket-view.ts';
+import { getTicket } from './ticket-view.ts';
 import type { TicketConfirmation } from './tickets.service.ts';
+import type { TicketStatus, TicketView } from './tickets.views.queries.ts';
 
 export type TicketFields = PothosSchemaTypes.ObjectFieldBuilder<
   PothosSchemaTypes.ExtendDefaultTypes<typeof builder.$inferSchemaTypes>,

@@ -7,6 +7,8 @@ import type { Queryable, Sql } from '../db/sql.ts';
 import { minutesOf, slotsOf } from '../hours/entry-slots.rules.ts';
 import { DEFAULT_CATEGORY } from '../prices/prices.rules.ts';
 import { claimOrReplay, requestHash, storeAnswer } from './idempotency.ts';
+import type { TicketKind } from './ticket.entity.ts';
+import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
 import {
   BUY_EVENT,
   BUY_GENERAL,
@@ -18,9 +20,7 @@ import {
   TAKE_DAY_SEAT,
   TIMED_FACTS,
   type TicketColumns,
-} from './sale.queries.ts';
-import type { TicketKind } from './ticket.entity.ts';
-import { GENERAL_ADMISSION } from './ticket-sales.entity.ts';
+} from './tickets.queries.ts';
 import { type BuyTicketsInput, newConfirmationCode, PURCHASE_MESSAGES } from './tickets.rules.ts';
 
 export interface TicketConfirmation {

@@ -3,9 +3,10 @@ import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { nodeHttp } from '../common/node-http.ts';
 import { workerLoop } from '../common/worker-loop.ts';
-import { type Queryable, statement } from '../db/sql.ts';
+import type { Queryable } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
 import { ForbiddenTargetError, guardedLookup, isForbiddenLiteral } from './targets.ts';
+import { ANY_SUBSCRIPTION, NEXT_DUE, RECORD_ATTEMPT, TAKE_DUE, type Taken } from './webhooks.queries.ts';
 import { DELIVERY_TIMEOUT_MS, KEPT_RESPONSE_BYTES, retryDelaySeconds } from './webhooks.rules.ts';
 
 /** Deliveries one worker takes at a time, and sends together. */
@@ -18,51 +19,6 @@ const BATCH = 10;
 const LEASE_SECONDS = DELIVERY_TIMEOUT_MS / 1000 + 5;
 /** Work queued or retried by another instance is found this often even if its announcement was missed. */
 const SAFETY_POLL_MS = 30_000;
-
-interface Taken {
-  id: string;
-  webhook_id: string;
-  payload: string;
-  attempts: number;
-  url: string;
-  secret: string;
-}
-
-// Takes due deliveries: rows another worker holds are skipped, and each taken row's next attempt moves a
-// lease ahead, so no other worker takes it meanwhile, even after this statement's transaction ends.
-const TAKE_DUE = statement<Taken, [batch: number, leaseSeconds: number]>(
-  'webhook_take_due',
-  `update webhook_delivery d
-     set attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::float8)
-   from webhook_subscription s
-   where s.id = d.subscription_id and d.id in (
-     select id from webhook_delivery where status = 'pending' and next_attempt_at <= now()
-     order by next_attempt_at limit $1::int for update skip locked)
-   returning d.id, d.webhook_id, d.payload, d.attempts, s.url, s.secret`,
-);
-
-const RECORD_ATTEMPT = statement<
-  never,
-  [
-    id: string,
-    status: 'delivered' | 'failed' | 'pending',
-    responseStatus: number | null,
-    response: string,
-    retryInSeconds: number,
-  ]
->(
-  'webhook_record_attempt',
-  `update webhook_delivery set status = $2, last_response_status = $3::int, last_response = $4,
-     next_attempt_at = case when $2 = 'pending' then now() + make_interval(secs => $5::float8) end,
-     delivered_at = case when $2 = 'delivered' then now() end
-   where id = $1::uuid`,
-);
-
-const NEXT_DUE = statement<{ seconds: number | null }>(
-  'webhook_next_due',
-  `select extract(epoch from min(next_attempt_at) - now())::float8 as seconds
-   from webhook_delivery where status = 'pending'`,
-);
 
 export interface AttemptOutcome {
   /** The receiver's status, or null when none answered (refused, timed out, forbidden address). */
@@ -166,11 +122,6 @@ export interface Dispatcher {
   /** Stops taking work and abandons attempts under way (their leases run out; they are sent again). */
   close(): Promise<void>;
 }
-
-const ANY_SUBSCRIPTION = statement<{ any: boolean }>(
-  'webhook_any_subscription',
-  'select exists (select 1 from webhook_subscription) as any',
-);
 
 /**
  * The webhook worker of one instance: takes due deliveries from the outbox, sends them, records how each

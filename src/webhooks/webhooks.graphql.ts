@@ -3,17 +3,15 @@ import { withinArgument } from '../graphql/argument-errors.ts';
 import { builder } from '../graphql/builder.ts';
 import { globalId, NodeInterface } from '../graphql/node.ts';
 import { pageArgs, pageType } from '../graphql/pagination.ts';
+import type { DeliveryStatus, WebhookDeliveryView, WebhookSubscriptionView } from './webhooks.queries.ts';
 import { webhookSubscriptionSchema } from './webhooks.rules.ts';
 import {
-  type DeliveryStatus,
   getSubscription,
   listDeliveries,
   listSubscriptions,
   type NewWebhookSubscription,
   subscribe,
   unsubscribe,
-  type WebhookDeliveryView,
-  type WebhookSubscriptionView,
 } from './webhooks.service.ts';
 
 const WebhookSubscriptionType = builder.objectRef<WebhookSubscriptionView>('WebhookSubscription').implement({

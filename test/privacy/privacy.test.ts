@@ -9,7 +9,7 @@ import { openMuseum } from '../../src/app.ts';
 import { addDays } from '../../src/common/dates.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { MAIL_QUEUE_LOCK } from '../../src/mail/outbox.ts';
+import { MAIL_QUEUE_LOCK } from '../../src/mail/mail.queries.ts';
 import { boughtTicket } from '../support/actions.ts';
 import { type SetClock, setClock } from '../support/clock.ts';
 import { execute, insertAccount } from '../support/db.ts';
