@@ -100,6 +100,16 @@ export const SetWeeklyHoursInput = builder.inputType('SetWeeklyHoursInput', {
       type: [WeekdayHoursInput],
       description: 'The weekdays to change with their new hours: 1 to 7, each weekday at most once.',
     }),
+    cancelTickets: t.boolean({
+      required: false,
+      description:
+        "True: call off the tickets the new hours no longer admit, on every date from today on that follows its weekday's hours (a date with hours of its own keeps them): closed, every ticket of those dates, general and event; shorter hours, the timed tickets whose entry slot falls outside them. Each is refunded and its buyer mailed. Left out or false: such a change is refused (CONFLICT naming each weekday, how many tickets it would cancel and their dates).",
+    }),
+    reason: t.string({
+      required: false,
+      description:
+        'Why the tickets are called off (at most 500 characters; with cancelTickets): told to their buyers and shown on the tickets.',
+    }),
   }),
   validate: weeklyHoursSchema,
 });
@@ -145,13 +155,24 @@ builder.mutationFields((t) => ({
   setWeeklyHours: t.field({
     type: [WeekdayHoursType],
     description:
-      'Changes the regular weekly hours (staff only); answers the whole week, Monday to Sunday. Applies at once to museumHours and to ticket sales.',
+      "Changes the regular weekly hours (staff only); answers the whole week, Monday to Sunday. Applies at once to museumHours and to ticket sales. Hours that no longer admit tickets sold for a date that follows its weekday's hours are refused (CONFLICT) unless cancelTickets is true.",
     authScopes: { staff: true },
     args: {
       input: t.arg({ type: SetWeeklyHoursInput, description: 'The weekdays to change and their new hours.' }),
     },
     // The validation plugin has checked input against weeklyHoursSchema.
-    resolve: (_root, { input }, { deps }) => setWeeklyHours(deps.db.sql, input as WeeklyHoursInput),
+    resolve: async (_root, { input }, { deps }) => {
+      const week = input as WeeklyHoursInput;
+      const { schedule, changed } = await setWeeklyHours(deps.db.sql, week, (tx, hours) =>
+        deps.callOff.weekdayTickets(tx, hours, {
+          cancelTickets: week.cancelTickets === true,
+          reason: week.reason,
+          today: deps.clock.today(),
+        }),
+      );
+      deps.callOff.committed(changed);
+      return schedule;
+    },
   }),
   setDayHours: t.field({
     type: DayScheduleType,

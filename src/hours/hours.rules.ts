@@ -64,26 +64,46 @@ export const weekdayHoursSchema = z
   .object({ weekday: z.enum(WEEKDAYS), ...dayTimesShape })
   .superRefine((day, ctx) => checkTimes(day, ctx, 'closed is true'));
 
-/** Changes to the regular schedule: 1 to 7 distinct weekdays; the others keep their hours. */
-export const weeklyHoursSchema = z.object({
-  days: z
-    .array(weekdayHoursSchema)
-    .min(1, 'must list at least one weekday')
-    .max(7, 'must list at most 7 weekdays')
-    .superRefine((days, ctx) => {
-      const seen = new Set<string>();
-      days.forEach((day, index) => {
-        if (seen.has(day.weekday)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [index, 'weekday'],
-            message: `${day.weekday} is listed twice`,
-          });
-        }
-        seen.add(day.weekday);
-      });
-    }),
-});
+/** A reason is told to the buyers of the tickets a change calls off: it comes only with `cancelTickets`. */
+function reasonOnlyWithCancelTickets(
+  change: { reason?: string | null; cancelTickets?: boolean | null },
+  ctx: z.RefinementCtx,
+) {
+  if (change.reason && !change.cancelTickets)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['reason'],
+      message: 'is told to the buyers of tickets called off: give it with cancelTickets: true',
+    });
+}
+
+/**
+ * Changes to the regular schedule: 1 to 7 distinct weekdays; the others keep their hours. Hours that no longer
+ * admit tickets sold are refused unless `cancelTickets` calls those tickets off, told `reason`.
+ */
+export const weeklyHoursSchema = z
+  .object({
+    days: z
+      .array(weekdayHoursSchema)
+      .min(1, 'must list at least one weekday')
+      .max(7, 'must list at most 7 weekdays')
+      .superRefine((days, ctx) => {
+        const seen = new Set<string>();
+        days.forEach((day, index) => {
+          if (seen.has(day.weekday)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [index, 'weekday'],
+              message: `${day.weekday} is listed twice`,
+            });
+          }
+          seen.add(day.weekday);
+        });
+      }),
+    cancelTickets: z.boolean().nullish(),
+    reason: optionalTextField(500),
+  })
+  .superRefine(reasonOnlyWithCancelTickets);
 
 export type WeeklyHoursInput = z.infer<typeof weeklyHoursSchema>;
 
@@ -110,13 +130,6 @@ export const dayHoursSchema = z
     }
     checkTimes(day, ctx, 'closed or regular is true');
   })
-  .superRefine((day, ctx) => {
-    if (day.reason && !day.cancelTickets)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['reason'],
-        message: 'is told to the buyers of tickets called off: give it with cancelTickets: true',
-      });
-  });
+  .superRefine(reasonOnlyWithCancelTickets);
 
 export type DayHoursInput = z.infer<typeof dayHoursSchema>;

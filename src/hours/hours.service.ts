@@ -96,17 +96,33 @@ export async function weeklySchedule(sql: Queryable): Promise<WeekdayHours[]> {
   }));
 }
 
-/** Changes the hours of the weekdays given (the others keep theirs); answers the whole new schedule. */
-export async function setWeeklyHours(sql: Sql, input: WeeklyHoursInput): Promise<WeekdayHours[]> {
+/** A weekday's hours as they are once a change applies, with where the change named it (`days[0]`). */
+export interface HoursOfWeekday extends HoursOfDate {
+  weekday: number;
+  name: Weekday;
+  path: string;
+}
+
+/**
+ * Changes the hours of the weekdays given (the others keep theirs); answers the whole new schedule. In the
+ * same transaction, `changed` is told the weekdays' new hours: it calls off the tickets they no longer admit,
+ * or refuses (and so undoes) the change, as for `setDayHours`.
+ */
+export async function setWeeklyHours<T>(
+  sql: Sql,
+  input: WeeklyHoursInput,
+  changed: (tx: Queryable, hours: HoursOfWeekday[]) => Promise<T>,
+): Promise<{ schedule: WeekdayHours[]; changed: T }> {
+  const hours = input.days.map((day, index) => ({
+    weekday: isoWeekdayOf(day.weekday),
+    name: day.weekday,
+    path: `days[${index}]`,
+    timeOpen: day.closed ? null : day.timeOpen!,
+    timeClose: day.closed ? null : day.timeClose!,
+  }));
   return sql.transaction(async (tx) => {
-    for (const day of input.days) {
-      await tx.query(UPSERT_WEEKDAY_HOURS, [
-        isoWeekdayOf(day.weekday),
-        day.closed ? null : day.timeOpen!,
-        day.closed ? null : day.timeClose!,
-      ]);
-    }
-    return weeklySchedule(tx);
+    for (const day of hours) await tx.query(UPSERT_WEEKDAY_HOURS, [day.weekday, day.timeOpen, day.timeClose]);
+    return { schedule: await weeklySchedule(tx), changed: await changed(tx, hours) };
   });
 }
 

@@ -1,3 +1,4 @@
+import { isoWeekday } from '../common/dates.ts';
 import { DomainError } from '../common/errors.ts';
 import { saidOrNull } from '../common/text.ts';
 import type { Queryable } from '../db/sql.ts';
@@ -7,10 +8,12 @@ import {
   type HeldTicket,
   HOLD_DAY_TICKETS,
   HOLD_EVENT_TICKETS,
+  HOLD_WEEKDAY_TICKETS,
+  PAUSE_SALES,
 } from './tickets.cancellation.queries.ts';
 
-// The museum's own cancellations (issue 55): an event deleted, dates dropped from it, a day closed or its hours
-// cut below a sold entry slot. The tickets still to be used are locked (in id order, as every cancellation
+// The museum's own cancellations (issue 55): an event deleted, dates dropped from it, a day or a weekday closed
+// or its hours cut below a sold entry slot. The tickets still to be used are locked (in id order, as every cancellation
 // locks them) and given back in the caller's transaction, as a visitor's cancellation gives them back, on the
 // museum's account: each paid ticket refunded once, every buyer mailed once per order, with the reason.
 
@@ -55,15 +58,63 @@ export async function callOffDayTickets(
   options: { cancelTickets: boolean; reason: string | null | undefined; today: string },
 ): Promise<GivenBack> {
   if (date < options.today) return NOTHING_GIVEN_BACK;
+  await tx.query(PAUSE_SALES, []);
   const held = await tx.query(HOLD_DAY_TICKETS, [date, hours.timeOpen, hours.timeClose]);
   if (held.length > 0 && !options.cancelTickets) {
-    const count = held.length === 1 ? '1 ticket' : `${held.length} tickets`;
-    const what = hours.timeOpen === null ? 'Closing' : 'These hours on';
-    const message = `${what} ${date} would cancel ${count} sold for it: send cancelTickets: true to call them off (each buyer is refunded and told)`;
-    throw new DomainError('conflict', message, [{ path: 'date', message }]);
+    const message = `${changing(hours)} ${date} would cancel ${tickets(held.length)} sold for it`;
+    throw new DomainError('conflict', `${message}: ${CONFIRM}`, [{ path: 'date', message }]);
   }
   return callOff(tx, held, options.reason);
 }
+
+/** A weekday's new hours, with its ISO number (1 is Monday) and where the change named it (`days[0]`). */
+export interface WeekdayChange extends NewHours {
+  weekday: number;
+  name: string;
+  path: string;
+}
+
+/**
+ * Weekdays' hours changed (not committed yet): as `callOffDayTickets`, for every date from `today` on that
+ * follows its weekday's hours. Refused, the conflict names each weekday, its tickets and their dates.
+ */
+export async function callOffWeekdayTickets(
+  tx: Queryable,
+  changes: WeekdayChange[],
+  options: { cancelTickets: boolean; reason: string | null | undefined; today: string },
+): Promise<GivenBack> {
+  if (changes.length === 0) return NOTHING_GIVEN_BACK;
+  await tx.query(PAUSE_SALES, []);
+  const held = await tx.query(HOLD_WEEKDAY_TICKETS, [
+    changes.map((change) => change.weekday),
+    changes.map((change) => change.timeOpen),
+    changes.map((change) => change.timeClose),
+    options.today,
+  ]);
+  if (held.length > 0 && !options.cancelTickets) {
+    const refused = changes.flatMap((change) => {
+      const dates = [
+        ...new Set(held.filter((t) => isoWeekday(t.ticketDate) === change.weekday).map((t) => t.ticketDate)),
+      ];
+      if (dates.length === 0) return [];
+      const count = held.filter((t) => isoWeekday(t.ticketDate) === change.weekday).length;
+      const on =
+        dates.length === 1 ? dates[0] : `${dates.length} dates, ${dates.sort()[0]} to ${dates.at(-1)}`;
+      return [
+        {
+          path: change.path,
+          message: `${changing(change)} ${change.name} would cancel ${tickets(count)} sold for ${on}`,
+        },
+      ];
+    });
+    throw new DomainError('conflict', `${refused.map((r) => r.message).join('; ')}: ${CONFIRM}`, refused);
+  }
+  return callOff(tx, held, options.reason);
+}
+
+const CONFIRM = 'send cancelTickets: true to call them off (each buyer is refunded and told)';
+const changing = (hours: NewHours) => (hours.timeOpen === null ? 'Closing' : 'These hours on');
+const tickets = (count: number) => (count === 1 ? '1 ticket' : `${count} tickets`);
 
 /**
  * The museum's cancellations as the events' and the hours' changes call them (they cannot import tickets): in
@@ -72,6 +123,7 @@ export async function callOffDayTickets(
 export interface CallOff {
   eventTickets: typeof callOffEventTickets;
   dayTickets: typeof callOffDayTickets;
+  weekdayTickets: typeof callOffWeekdayTickets;
   /** The transaction committed: sessions to expire and refunds go to Stripe, the mails to their buyers. */
   committed(givenBack: GivenBack): void;
 }
@@ -83,6 +135,7 @@ export function createCallOff(after: {
   return {
     eventTickets: callOffEventTickets,
     dayTickets: callOffDayTickets,
+    weekdayTickets: callOffWeekdayTickets,
     committed(givenBack) {
       after.payments?.givenBack(givenBack);
       after.mail?.wake();

@@ -151,3 +151,30 @@ export const HOLD_DAY_TICKETS = statement<
      and ($2::time is null or t.entry_time < $2::time or t.entry_end > $3::time)
    order by t.id for update of t`,
 );
+
+// The tickets not used nor cancelled, from today ($4) on, of the dates that follow their weekday's hours (no
+// hours of their own) among the weekdays $1 given new hours ($2 to $3; null: closed), which those hours no
+// longer admit, as a day's own hours judge them above.
+export const HOLD_WEEKDAY_TICKETS = statement<
+  HeldTicket,
+  [weekdays: number[], opens: (string | null)[], closes: (string | null)[], today: string]
+>(
+  'call_off_hold_weekday_tickets',
+  `select ${HELD_COLUMNS} from ticket t
+   join unnest($1::int[], $2::time[], $3::time[]) as changed(weekday, time_open, time_close)
+     on changed.weekday = extract(isodow from t.ticket_date)
+   where t.ticket_date >= $4::date and t.cancelled_at is null and t.checked_in_at is null
+     and not exists (select from day_hours o where o.date = t.ticket_date)
+     and (changed.time_open is null or t.entry_time < changed.time_open or t.entry_end > changed.time_close)
+   order by t.id for update of t`,
+);
+
+// Taken by a change of hours before it looks for the tickets the new hours no longer admit. A sale checks the
+// hours without locking them (a lock on the hours' rows would make every sale of a day queue on one row), so a
+// sale still running when the hours change could otherwise commit a ticket the change never saw. This mode
+// waits for every sale in flight to commit (then held and called off above), holds new ones back until the
+// change commits (then they see the new hours), and queues two changes of hours one after the other.
+export const PAUSE_SALES = statement<never>(
+  'call_off_pause_sales',
+  'lock table ticket in share row exclusive mode',
+);

@@ -22,8 +22,12 @@ const REGULAR_WEEK = [
   { weekday: 'sunday', timeOpen: null, timeClose: null, closed: true },
 ];
 
-async function setWeekly(days: Record<string, unknown>[], as: Caller = 'staff') {
-  return museum.graphql(SET_WEEKLY, { input: { days } }, { as });
+async function setWeekly(
+  days: Record<string, unknown>[],
+  as: Caller = 'staff',
+  more: Record<string, unknown> = {},
+) {
+  return museum.graphql(SET_WEEKLY, { input: { days, ...more } }, { as });
 }
 
 async function setDay(input: Record<string, unknown>, as: Caller = 'staff') {
@@ -181,8 +185,11 @@ describe('setWeeklyHours', () => {
       expect(listed.map((day) => day.date)).not.toContain(upcoming([7], 0));
       const ticket = await buyGeneral(saturdays[1]!);
       expect(ticket.status, ticket.text).toBe(201);
+      // Closing Saturdays again would call that ticket off: refused until confirmed (weekday-call-off.test.ts).
+      const refused = await setWeekly([{ weekday: 'saturday', closed: true }]);
+      expect(refused.body.errors[0].extensions.code).toBe('CONFLICT');
     } finally {
-      expectOk(await setWeekly([{ weekday: 'saturday', closed: true }]));
+      expectOk(await setWeekly([{ weekday: 'saturday', closed: true }], 'staff', { cancelTickets: true }));
     }
     const saturday = upcoming([6], 1);
     expect((await openDays(saturday, 30)).some((day) => isoWeekday(day.date) === 6)).toBe(false);
@@ -194,10 +201,15 @@ describe('setWeeklyHours', () => {
     const nextTuesday = addDays(tuesday, 7);
     expectOk(await setDay({ date: tuesday, timeOpen: '13:00', timeClose: '17:00' }));
     try {
-      const response = await setWeekly([
-        { weekday: 'tuesday', closed: true },
-        { weekday: 'friday', timeOpen: '09:30', timeClose: '22:00', closed: false },
-      ]);
+      // Tickets bought on Tuesdays by the tests above are called off with them (weekday-call-off.test.ts).
+      const response = await setWeekly(
+        [
+          { weekday: 'tuesday', closed: true },
+          { weekday: 'friday', timeOpen: '09:30', timeClose: '22:00', closed: false },
+        ],
+        'staff',
+        { cancelTickets: true },
+      );
       expect(expectOk(response).setWeeklyHours).toEqual(
         REGULAR_WEEK.map((day) =>
           day.weekday === 'tuesday'
