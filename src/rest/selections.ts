@@ -39,6 +39,6 @@ export const PRIVACY_REQUEST_FIELDS = `requestId kind requestedBy accountId requ
 export const PERSONAL_DATA_FIELDS = `exportedAt email account { accountId name role createdAt } currency
   orders { orderId email status createdAt total ticketIds }
   tickets { ticketId orderId email ticketType ticketDate entryTime eventId eventName category price confirmationCode
-    status createdAt checkedInAt cancelledAt }
+    status createdAt checkedInAt cancelledAt cancelledBy cancellationReason }
   mails { mailId kind orderId ticketIds recipient status attempts createdAt lastAttemptAt sentAt }
   privacyRequests { ${PRIVACY_REQUEST_FIELDS} }`;

@@ -44,7 +44,7 @@ const REQUEST_FIELDS = `requestId kind requestedBy accountId requestedAt retenti
 const DATA_FIELDS = `exportedAt email currency account { accountId name role createdAt }
   orders { orderId email status createdAt total ticketIds }
   tickets { ticketId orderId email ticketType ticketDate entryTime eventId eventName category price confirmationCode
-    status createdAt checkedInAt cancelledAt }
+    status createdAt checkedInAt cancelledAt cancelledBy cancellationReason }
   mails { mailId kind orderId ticketIds recipient status attempts createdAt lastAttemptAt sentAt }
   privacyRequests { ${REQUEST_FIELDS} }`;
 const BUYER_DATA = `query($input: BuyerInput!) { buyerData(input: $input) { ${DATA_FIELDS} } }`;
@@ -159,6 +159,32 @@ describe('export', () => {
     // The second export lists the first among the requests about the address.
     expect(after.length).toBe(before.length + 1);
     expect(after.at(-1)).toMatchObject({ kind: 'export', requestedBy: 'staff' });
+  });
+
+  it('says who cancelled a ticket and why: the museum, with the reason staff gave', async () => {
+    const email = newAddress();
+    const date = upcomingOpenDay(20);
+    const bought = await museum.rest('POST', '/tickets', {
+      as: 'visitor',
+      body: { ticketType: 'general', ticketDate: date, email },
+    });
+    expect(bought.status).toBe(201);
+    const closed = await museum.graphql(
+      'mutation($input: SetDayHoursInput!) { setDayHours(input: $input) { closed } }',
+      { input: { date, closed: true, cancelTickets: true, reason: 'A burst pipe.' } },
+      { as: 'staff' },
+    );
+    expect(closed.body.errors).toBeUndefined();
+    const rest = await museum.rest('POST', '/privacy/exports', { as: 'staff', body: { email } });
+    const graphql = await museum.graphql(BUYER_DATA, { input: { email } }, { as: 'staff' });
+    const calledOff = {
+      ticketId: bought.body.ticketId,
+      status: 'cancelled',
+      cancelledBy: 'museum',
+      cancellationReason: 'A burst pipe.',
+    };
+    expect(rest.body.tickets).toEqual([expect.objectContaining(calledOff)]);
+    expect(graphql.body.data.buyerData.tickets).toEqual([expect.objectContaining(calledOff)]);
   });
 
   it('gives an account holder everything about their account (GET /me/data, myData), and refuses others', async () => {
