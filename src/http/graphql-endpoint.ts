@@ -92,12 +92,16 @@ export function graphqlEndpoint(
       });
     const accepted = negotiate(accept);
     if (!accepted.json && !accepted.stream) return notAcceptable();
+    const answer = (result: ExecutionResult) =>
+      accepted.json
+        ? jsonAnswer(result, accepted.json, request)
+        : singleStreamed(result, accepted.stream!, options.keepAliveMs);
 
     const read = method === 'POST' ? await bodyParams(request) : queryParams(request.search);
-    if (read instanceof GraphQLError) return answer({ errors: [read] }, accepted, method);
+    if (read instanceof GraphQLError) return answer({ errors: [read] });
     if (!('params' in read)) return read;
     const source = operationSource(read.params, engine.documentIds);
-    if (source instanceof GraphQLError) return answer({ errors: [source] }, accepted, method);
+    if (source instanceof GraphQLError) return answer({ errors: [source] });
     const operation: Operation = {
       ...source,
       method,
@@ -115,7 +119,7 @@ export function graphqlEndpoint(
       void result[Symbol.asyncIterator]().return?.();
       return notAcceptable();
     }
-    return answer(result, accepted, method, request, options.keepAliveMs);
+    return answer(result);
   };
 }
 
@@ -156,27 +160,22 @@ function queryParams(search: string): Params | GraphQLError {
   return { params };
 }
 
-/** A single result: as JSON, or as a stream of one part; a GET that succeeded is a read with an ETag. */
-function answer(
-  result: ExecutionResult,
-  accepted: Negotiation,
-  method: string,
-  request?: HttpRequest,
-  keepAliveMs = 0,
-): HttpAnswer {
-  const mediaType = accepted.json;
-  if (!mediaType) {
-    const { status, headers } = statusOf(result, accepted.stream === 'text/event-stream');
-    const streamed = streamAnswer(accepted.stream!, result, status, keepAliveMs);
-    Object.assign(streamed.headers, headers);
-    return streamed;
-  }
+/** A single result for a client that accepts no JSON type: the one part of the stream type it named. */
+function singleStreamed(result: ExecutionResult, type: StreamType, keepAliveMs: number): HttpAnswer {
+  const { status, headers } = statusOf(result, type === 'text/event-stream');
+  const streamed = streamAnswer(type, result, status, keepAliveMs);
+  Object.assign(streamed.headers, headers);
+  return streamed;
+}
+
+/** A single result as JSON; a GET that succeeded is a read with an ETag. */
+function jsonAnswer(result: ExecutionResult, mediaType: JsonType, request: HttpRequest): HttpAnswer {
   // application/json clients get 200 for errors that GraphQL over HTTP lets a server answer with 200.
   const lenient = mediaType === 'application/json' && (result.errors?.length ?? 0) > 0;
   const { status, headers } = statusOf(result, lenient);
   headers['Content-Type'] = `${mediaType}; charset=utf-8`;
   const body = JSON.stringify(withoutInternals(result));
-  if (method !== 'GET' || status !== 200 || !request) {
+  if (request.method !== 'GET' || status !== 200) {
     headers['Cache-Control'] ??= 'no-store';
     return { status, headers, body };
   }
