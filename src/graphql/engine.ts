@@ -178,7 +178,8 @@ export function createEngine(options: EngineDeps): Engine {
         const tooLong = tokenCheck(text);
         if (tooLong) return { errors: [tooLong] };
       }
-      const engine = getEnveloped({ trustedDocument: trusted, incremental } as OperationContext);
+      const initial = { trustedDocument: trusted, incremental } as OperationContext;
+      const engine = getEnveloped(initial);
       const document = operation.document ?? engine.parse(text!);
       const definition = getOperationAST(document, operationName);
       if (!definition)
@@ -195,6 +196,8 @@ export function createEngine(options: EngineDeps): Engine {
         const invalid = engine.validate(engine.schema, document);
         if (invalid.length > 0) return { errors: invalid.map(withoutAddressesShown) };
       }
+      // Found once here, for every plugin (src/graphql/plugins/operation-context.ts).
+      initial.operation = definition;
       const made = contextOf(operation, definition.operation);
       const built = engine.contextFactory(made instanceof Promise ? await made : made);
       context = built instanceof Promise ? await built : built;

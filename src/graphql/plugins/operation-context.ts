@@ -1,3 +1,4 @@
+import type { OperationDefinitionNode } from 'graphql';
 import type { RequestContext } from '../../context.ts';
 
 /**
@@ -9,4 +10,6 @@ export interface OperationContext extends RequestContext {
   trustedDocument: boolean;
   /** The transport can deliver a result in parts (@defer, @stream); otherwise they are ignored. */
   incremental: boolean;
+  /** The operation of the document to run, as the engine found it (by its name, or the only one). */
+  operation: OperationDefinitionNode;
 }

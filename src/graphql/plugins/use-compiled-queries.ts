@@ -10,7 +10,6 @@ import {
   type GraphQLOutputType,
   type GraphQLSchema,
   GraphQLString,
-  getOperationAST,
   isListType,
   isNonNullType,
   Kind,
@@ -105,7 +104,7 @@ export function useCompiledQueries(
     const document = traitsFor(args.document);
     const context = args.contextValue as OperationContext;
     if (!document.oneOperation || (document.incremental && context.incremental)) return false;
-    if (getOperationAST(args.document, args.operationName)?.operation !== 'query') return false;
+    if (context.operation.operation !== 'query') return false;
     if (++document.runs < 2) return false;
     if (document.runs === 2 && !document.introspects) compilingRuns.add(args);
     return true;

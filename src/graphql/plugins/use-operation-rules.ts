@@ -1,11 +1,5 @@
 import type { Plugin } from '@envelop/core';
-import {
-  type ExecutionArgs,
-  type GraphQLError,
-  getOperationAST,
-  Kind,
-  type OperationDefinitionNode,
-} from 'graphql';
+import { type ExecutionArgs, type GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
 import { gateRefusal } from '../auth-gate.ts';
 import { refusal } from '../errors.ts';
 import { looseListRefusal, shapeVariableErrors } from '../input-errors.ts';
@@ -25,9 +19,8 @@ const onlyIntrospection = (operation: OperationDefinitionNode) =>
  */
 export function useOperationRules(options: { trustedDocumentsOnly: boolean }): Plugin<OperationContext> {
   function refusalOf(args: ExecutionArgs & { contextValue: OperationContext }): GraphQLError | null {
-    const operation = getOperationAST(args.document, args.operationName);
-    if (!operation) return null;
     const context = args.contextValue;
+    const { operation } = context;
     return (
       gateRefusal(args.schema, operation, context) ??
       (options.trustedDocumentsOnly &&
@@ -54,17 +47,16 @@ export function useOperationRules(options: { trustedDocumentsOnly: boolean }): P
       return {
         onExecuteDone({ result, setResult }) {
           if (Symbol.asyncIterator in result || !result.errors?.length) return;
-          const operation = getOperationAST(args.document, args.operationName);
-          if (operation)
-            setResult(
-              shapeVariableErrors(
-                args.schema,
-                args.document,
-                operation,
-                (args.variableValues ?? {}) as Record<string, unknown>,
-                result,
-              ),
-            );
+          const { operation } = args.contextValue;
+          setResult(
+            shapeVariableErrors(
+              args.schema,
+              args.document,
+              operation,
+              (args.variableValues ?? {}) as Record<string, unknown>,
+              result,
+            ),
+          );
         },
       };
     },

@@ -1,5 +1,5 @@
 import type { Plugin } from '@envelop/core';
-import { type ExecutionArgs, type ExecutionResult, getOperationAST } from 'graphql';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { TOOK_TOO_LONG, withDeadline } from '../../common/deadline.ts';
 import { refusal } from '../errors.ts';
 import type { OperationContext } from './operation-context.ts';
@@ -21,9 +21,9 @@ export function useOperationRun(options: {
   record?(name: string | undefined, type: string, seconds: number): void;
 }): Plugin<OperationContext> {
   function run(args: ExecutionArgs, work: () => Outcome | Promise<Outcome>): Promise<Outcome> {
-    const operation = getOperationAST(args.document, args.operationName);
-    const type = operation?.operation ?? 'query';
-    const name = operation?.name?.value;
+    const { operation } = args.contextValue as OperationContext;
+    const type = operation.operation;
+    const name = operation.name?.value;
     const started = performance.now();
     const finished = withDeadline(work(), options.timeoutMs);
     const counted = (result: Outcome | null) => {
