@@ -14,6 +14,11 @@ export const ACCOUNT_BY_ID = statement<AccountRow, [id: string]>(
   'select id, name, role from account where id = $1::uuid',
 );
 
+export const ACCOUNTS_BY_ID = statement<AccountRow, [ids: string[]]>(
+  'accounts_by_id',
+  'select id, name, role from account where id = any($1::uuid[])',
+);
+
 export const CREDENTIALS_BY_NAME = statement<AccountRow & { passwordHash: string }, [name: string]>(
   'account_credentials',
   'select id, name, role, password_hash as "passwordHash" from account where name = $1',
