@@ -1,9 +1,20 @@
 // The subgraph's `_entities` and `_service` on /graphql (issue 57): as safe as node(id) (each representation
 // read under the caller's credentials, as its type's root field reads it), as fast (one statement for a batch of
 // one type), bounded (100 representations, the query cost), and every malformed representation named.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boughtTicket, createdEvent, placedOrder } from '../support/actions.ts';
-import { addGateAccount, type Caller, upcomingClosedDay, upcomingOpenDay } from '../support/museum.ts';
+import {
+  addGateAccount,
+  type Caller,
+  startMuseum,
+  type TestMuseum,
+  upcomingClosedDay,
+  upcomingOpenDay,
+} from '../support/museum.ts';
 import { statementsSentBy } from '../support/statements.ts';
 import { useMuseum } from '../support/use-museum.ts';
 
@@ -277,5 +288,36 @@ describe('_service', () => {
     const response = await museum.graphql('{ _service { sdl } }', {}, { as: 'anonymous' });
     expect(response.status).toBe(401);
     expect(response.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('with MUSEUM_TRUSTED_DOCUMENTS_ONLY', () => {
+  let directory: string;
+  let trusted: TestMuseum;
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'museum-trusted-'));
+    const manifest = join(directory, 'persisted-documents.json');
+    const me = '{ me { name } }';
+    writeFileSync(manifest, JSON.stringify({ [createHash('sha256').update(me).digest('hex')]: me }));
+    trusted = await startMuseum({
+      MUSEUM_TRUSTED_DOCUMENTS: manifest,
+      MUSEUM_TRUSTED_DOCUMENTS_ONLY: 'true',
+    });
+  });
+  afterAll(async () => {
+    await trusted?.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("refuses a visitor's _entities, as every document not in the manifest: a gateway's plans are (docs/federation.md)", async () => {
+    const representations = [{ __typename: 'SpecialEvent', eventId: UNKNOWN }];
+    const visitor = await trusted.graphql(ENTITIES, { representations }, { as: 'visitor' });
+    expect(visitor.status).toBe(403);
+    expect(visitor.body.errors[0]).toMatchObject({
+      message: 'Only trusted documents may be run here: send a documentId',
+      extensions: { code: 'FORBIDDEN' },
+    });
+    const staff = await trusted.graphql(ENTITIES, { representations }, { as: 'staff' });
+    expect(staff.body).toEqual({ data: { _entities: [null] } });
   });
 });
