@@ -2,12 +2,16 @@
 // composition, served by Hive Gateway's runtime, and queried through the gateway as a client of the museum
 // group would: one query across both subgraphs, a visitor's own tickets with the shop's articles, the museum's
 // rules kept (staff-only data, credentials), @defer and the live subscription through the gateway.
-import { readFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildSchema, lexicographicSortSchema, print, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../../src/graph/schema.ts';
 import { subgraphSdl } from '../../src/graphql/federation.ts';
 import { boughtTicket, createdEvent } from '../support/actions.ts';
+import { codeBlocks } from '../support/docs.ts';
 import { BUY_TICKETS } from '../support/documents.ts';
 import { openEventStream } from '../support/event-stream.ts';
 import { compose, type Gateway, startGateway } from '../support/gateway.ts';
@@ -108,6 +112,27 @@ describe('composition', () => {
       return printSchema(lexicographicSortSchema(buildSchema(composed.publicSdl!)));
     };
     expect(api(committed)).toBe(api(museumSdl));
+  });
+
+  it("docs/federation.md's compose.mjs, run as pasted beside the two SDLs, writes the supergraph", async () => {
+    const [source] = codeBlocks('docs/federation.md', 'Composing', 'js');
+    const directory = await mkdtemp(join(tmpdir(), 'museum-compose-'));
+    try {
+      await symlink(new URL('../../node_modules', import.meta.url).pathname, join(directory, 'node_modules'));
+      await writeFile(join(directory, 'compose.mjs'), source!);
+      await writeFile(join(directory, 'museum.graphql'), museumSdl);
+      await writeFile(join(directory, 'shop.graphql'), print(SHOP_TYPE_DEFS));
+      const run = spawnSync(process.execPath, ['compose.mjs'], { cwd: directory, encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const supergraph = await readFile(join(directory, 'supergraph.graphql'), 'utf8');
+      expect(supergraph).toContain(
+        '@join__graph(name: "museum", url: "http://museum.internal:4000/graphql")',
+      );
+      expect(supergraph).toContain('@join__type(graph: SHOP, key: "eventId")');
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 
   it("refuses a subgraph that breaks the museum's entity (composition errors are reported, not hidden)", () => {
