@@ -284,6 +284,15 @@ describe('_service', () => {
     }
   });
 
+  it('answers the same SDL when the query repeats (compiled from its second run), with the scalars as they are', async () => {
+    const sdls = [];
+    for (let run = 0; run < 3; run++)
+      sdls.push((await museum.graphql('{ _service { sdl } }', {}, { as: 'visitor' })).body.data._service.sdl);
+    expect(sdls[1]).toBe(sdls[0]);
+    expect(sdls[2]).toBe(sdls[0]);
+    expect(sdls[0]).toContain('eventId: UUID!');
+  });
+
   it('needs credentials', async () => {
     const response = await museum.graphql('{ _service { sdl } }', {}, { as: 'anonymous' });
     expect(response.status).toBe(401);
