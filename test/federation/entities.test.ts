@@ -5,7 +5,10 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schema } from '../../src/graph/schema.ts';
+import { measureQuery } from '../../src/graphql/query-limits.ts';
 import { boughtTicket, createdEvent, placedOrder } from '../support/actions.ts';
 import {
   addGateAccount,
@@ -158,6 +161,64 @@ describe('_entities', () => {
     );
     expect(one.statements).toHaveLength(1);
     expect(thirty.statements, thirty.statements.join('\n---\n')).toHaveLength(1);
+  });
+
+  it('reads each type in one statement, as many representations of each as there are', async () => {
+    const other = await boughtTicket(
+      museum,
+      { ticketType: 'general', ticketDate: upcomingOpenDay(2) },
+      'other',
+    );
+    const otherId = (await museum.graphql('{ me { id } }', {}, { as: 'other' })).body.data.me.id;
+    const secondOrder = await placedOrder(
+      museum,
+      {
+        email: 'buyer@example.com',
+        lines: [{ ticketType: 'general', ticketDate: upcomingOpenDay(2), quantity: 1 }],
+      },
+      'other',
+    );
+    const query = `query($r: [_Any!]!) { _entities(representations: $r) { __typename
+      ... on Ticket { ticketId } ... on Order { orderId } ... on Account { name }
+      ... on MuseumDay { date remaining } ... on SpecialEvent { eventId } } }`;
+    const of = (n: 1 | 2) =>
+      (
+        [
+          [ticket.ticketId, other.ticketId].map((ticketId) => ({ __typename: 'Ticket', ticketId })),
+          [order.orderId, secondOrder.orderId].map((orderId) => ({ __typename: 'Order', orderId })),
+          [visitorId, otherId].map((id) => ({ __typename: 'Account', id })),
+          [upcomingOpenDay(1), upcomingOpenDay(2)].map((date) => ({ __typename: 'MuseumDay', date })),
+          [events[3]!.eventId, events[4]!.eventId].map((eventId) => ({
+            __typename: 'SpecialEvent',
+            eventId,
+          })),
+        ] as Record<string, string>[][]
+      ).flatMap((pair) => pair.slice(0, n));
+    const statementsFor = async (representations: unknown[]) => {
+      await museum.graphql(query, { r: representations }, { as: 'staff' });
+      const { response, statements } = await statementsSentBy(() =>
+        museum.graphql(query, { r: representations }, { as: 'staff' }),
+      );
+      expect(response.body.errors).toBeUndefined();
+      expect(response.body.data._entities).not.toContain(null);
+      return statements;
+    };
+    const one = await statementsFor(of(1));
+    const two = await statementsFor(of(2));
+    // One per type, and the days' general admission left, read with the days.
+    expect(one, one.join('\n---\n')).toHaveLength(6);
+    expect(two, two.join('\n---\n')).toHaveLength(6);
+  });
+
+  it('counts in the query limits as any list: depth, and cost by its representations', () => {
+    const measured = measureQuery(
+      schema,
+      parse(`{ _entities(representations: [{__typename: "SpecialEvent", eventId: "${UNKNOWN}"},
+        {__typename: "SpecialEvent", eventId: "${UNKNOWN}"}]) { ... on SpecialEvent { name availability { date } } } }`),
+    );
+    expect(measured.depth).toBe(3);
+    // Each: its name (1) and its availability (2), a list of 10 dates (1 each).
+    expect(measured.cost).toBe(2 + 2 * (1 + 2 + 10));
   });
 
   it('reads the keys as the UUID scalar does, in either case', async () => {
