@@ -4,7 +4,7 @@ import type { Queryable } from '../db/sql.ts';
 import { ACCOUNTS_BY_ID } from './accounts.queries.ts';
 import type { Principal } from './authenticator.ts';
 
-/** An account as getAccount shows it (the caller's own; staff: any), others read in batches. */
+/** An account as `me` shows it: to itself, or to staff (read in batches); anyone else gets null. */
 export async function loadAccount(
   sql: Queryable,
   shared: Map<string, unknown>,
