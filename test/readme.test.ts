@@ -20,6 +20,7 @@ const PASTED = [
   ['docs/api.md', 'A sale: prices, timed entry, the report'],
   ['docs/api.md', 'A page in one query: the graph'],
   ['docs/api.md', 'Parts first: @defer and @stream'],
+  ['docs/federation.md', "The subgraph's SDL"],
   // After the README's purchases: their mails are in .data/mail/.
   ['docs/mail.md', 'Without a mail server'],
   // Last: the erasure forgets the README's buyer.
@@ -46,6 +47,8 @@ const NOT_WALKED: Record<string, string> = {
   'docs/mail.md § Sending through SMTP':
     'smtp.museum.example is no server; test/mail/mail.test.ts sends through a real SMTP server in its process',
   'docs/mail.md § A local mail catcher': 'docker and the Mailpit image are not on this machine',
+  'docs/federation.md § Composing':
+    "the hive and rover CLIs are not installed; test/federation/gateway.test.ts runs this section's compose.mjs",
   'docs/operations.md § Running on PostgreSQL':
     'they need a PostgreSQL server, which this file does not start',
   'docs/operations.md § Running in production': 'npm ci, and a server on a database host named db',

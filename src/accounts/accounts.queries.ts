@@ -9,9 +9,9 @@ export interface AccountRow {
   role: Role;
 }
 
-export const ACCOUNT_BY_ID = statement<AccountRow, [id: string]>(
-  'account_by_id',
-  'select id, name, role from account where id = $1::uuid',
+export const ACCOUNTS_BY_ID = statement<AccountRow, [ids: string[]]>(
+  'accounts_by_id',
+  'select id, name, role from account where id = any($1::uuid[])',
 );
 
 export const CREDENTIALS_BY_NAME = statement<AccountRow & { passwordHash: string }, [name: string]>(

@@ -4,7 +4,6 @@ import { conflict, notFound } from '../common/errors.ts';
 import type { Queryable } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
 import {
-  ACCOUNT_BY_ID,
   ACCOUNTS,
   ANY_ACCOUNT,
   CREDENTIALS_BY_NAME,
@@ -128,12 +127,4 @@ export async function unlockAccount(
 export async function changePassword(sql: Queryable, name: string, newPassword: string): Promise<void> {
   const updated = await sql.query(SET_PASSWORD, [name, await hashPassword(newPassword)]);
   if (updated.length === 0) throw notFound(`There is no account named "${name}"`);
-}
-
-/** An account as `me` shows it: to itself, or to staff; anyone else gets null. */
-export async function getAccount(sql: Queryable, viewer: Principal, id: string): Promise<Principal | null> {
-  if (viewer.id !== id && viewer.role !== 'staff') return null;
-  if (viewer.id === id) return viewer;
-  const [account] = await sql.query(ACCOUNT_BY_ID, [id]);
-  return account ?? null;
 }

@@ -1,37 +1,16 @@
 // node(id) and nodes(ids): any object with a global id (node.ts) fetched again, as its own root field shows it
 // to the caller — null wherever that field would answer null (someone else's ticket) or refuse.
 import { z } from 'zod';
-import { getAccount } from '../accounts/accounts.service.ts';
-import type { Principal } from '../accounts/authenticator.ts';
 import { MAX_PAGE_SIZE } from '../common/pagination.ts';
 import type { RequestContext } from '../context.ts';
-import { loadEvent } from '../events/event-loads.ts';
-import { scopesOf } from '../graphql/auth-scopes.ts';
 import { builder } from '../graphql/builder.ts';
 import { asNode, NodeInterface, parseGlobalId } from '../graphql/node.ts';
-import { getOrder } from '../orders/orders.service.ts';
-import { loadTicket } from '../tickets/ticket-loads.ts';
-import { getSubscription } from '../webhooks/webhooks.service.ts';
+import { lookUp } from './lookups.ts';
 
 /** The object `id` names, if the caller may see it, marked with its type. */
-async function findNode(id: string, { deps, shared, principal }: RequestContext): Promise<object | null> {
+async function findNode(id: string, context: RequestContext): Promise<object | null> {
   const named = parseGlobalId(id);
-  if (!named) return null;
-  const viewer = principal as Principal;
-  const scopes = scopesOf(viewer);
-  const { sql } = deps.db;
-  switch (named.type) {
-    case 'SpecialEvent':
-      return scopes.visitor ? asNode(named.type, await loadEvent(sql, shared, named.key)) : null;
-    case 'Ticket':
-      return asNode(named.type, await loadTicket(sql, shared, viewer, named.key));
-    case 'Account':
-      return asNode(named.type, await getAccount(sql, viewer, named.key));
-    case 'Order':
-      return scopes.visitor ? asNode(named.type, await getOrder(sql, viewer, named.key)) : null;
-    case 'WebhookSubscription':
-      return scopes.staff ? asNode(named.type, await getSubscription(sql, named.key)) : null;
-  }
+  return named ? asNode(named.type, await lookUp[named.type](named.key, context)) : null;
 }
 
 builder.queryFields((t) => ({

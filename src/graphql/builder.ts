@@ -1,4 +1,6 @@
 import SchemaBuilder from '@pothos/core';
+import DirectivePlugin from '@pothos/plugin-directives';
+import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin, { RequestCache } from '@pothos/plugin-scope-auth';
 import ValidationPlugin from '@pothos/plugin-validation';
@@ -61,6 +63,8 @@ export const builder = new SchemaBuilder<{
     UUID: { Input: string; Output: string };
     EmailAddress: { Input: string; Output: string };
     DateTime: { Input: string; Output: string };
+    /** An entity representation (src/graphql/federation.ts), checked by `_entities`' own rules. */
+    _Any: { Input: unknown; Output: unknown };
   };
   DefaultInputFieldRequiredness: true;
   DefaultFieldNullability: false;
@@ -68,10 +72,12 @@ export const builder = new SchemaBuilder<{
   DefaultNodeNullability: false;
   Connection: { totalCount: number };
 }>({
-  plugins: [ScopeAuthPlugin, ValidationPlugin, RelayPlugin],
+  plugins: [ScopeAuthPlugin, ValidationPlugin, RelayPlugin, DirectivePlugin, FederationPlugin],
   defaultInputFieldRequiredness: true,
   defaultFieldNullability: false,
   relay: RELAY_OPTIONS,
+  // Federation's @key and @link, kept as graphql-tools reads them: the printed schema shows them (graph/schema.ts).
+  directives: { useGraphQLToolsUnorderedDirectives: true },
   scopeAuth: {
     authScopes: (context) => scopesOf(context.principal),
     unauthorizedError: (_parent, context) =>

@@ -4,6 +4,7 @@ import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import {
   type DocumentNode,
   GraphQLError,
+  type GraphQLResolveInfo,
   type GraphQLSchema,
   Lexer,
   NoSchemaIntrospectionCustomRule,
@@ -13,7 +14,7 @@ import {
   type ValidationRule,
   validate,
 } from 'graphql';
-import { costError, queryCostRule } from './query-cost.ts';
+import { costError, executionCost, queryCostRule } from './query-cost.ts';
 
 /**
  * What one GraphQL operation may ask for. The REST routes' fixed documents use a fraction of each (a test
@@ -70,6 +71,17 @@ LIMIT_RULES.push(
     if (cost > QUERY_LIMITS.cost) report('cost')(context, costError(QUERY_LIMITS.cost, cost));
   }),
 );
+
+/**
+ * The cost limit, counted again with the operation's variables (`_entities`' representations, which validation
+ * counts as one): the refusal of an operation over it, else null.
+ */
+export function costRefusal(
+  info: Pick<GraphQLResolveInfo, 'schema' | 'operation' | 'fragments' | 'variableValues'>,
+): GraphQLError | null {
+  const cost = executionCost(info.schema, info.operation, info.fragments, info.variableValues);
+  return cost > QUERY_LIMITS.cost ? limitError('cost', costError(QUERY_LIMITS.cost, cost).message) : null;
+}
 
 /** Whether the document has more lexical tokens than the limit; lexing stops there (or at a syntax error). */
 function tooManyTokens(query: string): boolean {

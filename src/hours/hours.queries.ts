@@ -31,6 +31,28 @@ export const HOURS_OF_HORIZON = statement<HoursRow, [startDate: string]>(
   { mayBeStale: true },
 );
 
+/** An open day's hours, HH:MM. */
+export interface OpenDayRow {
+  date: string;
+  timeOpen: string;
+  timeClose: string;
+}
+
+// The dates of $1 that are open, with their hours: a date's own hours where it has some (null times: closed),
+// else its weekday's.
+export const OPEN_DAYS = statement<OpenDayRow, [dates: string[]]>(
+  'hours_open_days',
+  `select to_char(days.day, 'YYYY-MM-DD') as date,
+          to_char(hours.time_open, 'HH24:MI') as "timeOpen", to_char(hours.time_close, 'HH24:MI') as "timeClose"
+   from unnest($1::date[]) as days(day)
+   left join day_hours d on d.date = days.day
+   left join weekly_hours w on w.weekday = extract(isodow from days.day)::int
+   cross join lateral (select case when d.date is null then w.time_open else d.time_open end as time_open,
+                              case when d.date is null then w.time_close else d.time_close end as time_close) hours
+   where hours.time_open is not null and hours.time_close is not null`,
+  { mayBeStale: true },
+);
+
 /** A weekday's or a date's hours as stored: null times, closed. */
 export interface StoredHours {
   timeOpen: string | null;

@@ -59,6 +59,14 @@ export const ORDER_BY_ID = statement<OrderView, [orderId: string, staff: boolean
   { mayBeStale: true },
 );
 
+// ORDER_BY_ID for many orders at once (the graph's batched reads, src/orders/order-loads.ts).
+export const ORDERS_BY_ID = statement<OrderView, [orderIds: string[], staff: boolean, viewerId: string]>(
+  'orders_by_id',
+  `select ${ORDER_COLUMNS} from ticket_order o
+   where o.id = any($1::uuid[]) and ($2::boolean or o.account_id = $3::uuid)`,
+  { mayBeStale: true },
+);
+
 export const ORDERS_OF_ACCOUNT = statement<OrderView, [accountId: string, limit: number, offset: number]>(
   'orders_of_account',
   `select ${ORDER_COLUMNS} from ticket_order o where o.account_id = $1::uuid

@@ -69,3 +69,16 @@ export async function generalRemaining(
   const rows = await sql.query(GENERAL_REMAINING, [dates, dailyCapacity]);
   return new Map(rows.map((row) => [row.date, row.remaining]));
 }
+
+/** General admission left on `date` under `dailyCapacity`, read with every other date the level asks for. */
+export async function loadGeneralRemaining(
+  sql: Queryable,
+  shared: Map<string, unknown>,
+  date: string,
+  dailyCapacity: number,
+): Promise<number> {
+  const left = await loadBatched(shared, `tickets.generalRemaining/${dailyCapacity}`, date, (dates) =>
+    generalRemaining(sql, dates, dailyCapacity),
+  );
+  return left ?? dailyCapacity;
+}

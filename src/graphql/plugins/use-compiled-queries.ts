@@ -43,7 +43,10 @@ export function compilationSchema(schema: GraphQLSchema, plainScalars: ReadonlyS
 interface DocumentTraits {
   /** It asks for incremental delivery (@defer or @stream somewhere). */
   incremental: boolean;
-  /** It reads the schema (`__schema`, `__type`): compiled, it must see the scalars as they are. */
+  /**
+   * It reads the schema (`__schema`, `__type`, or Federation's `_service`, its SDL): compiled, it must see the
+   * scalars as they are.
+   */
   introspects: boolean;
   /** It holds one operation: the compiled query is cached by the document alone, whatever its operationName. */
   oneOperation: boolean;
@@ -52,7 +55,7 @@ interface DocumentTraits {
 }
 
 const INCREMENTAL_DIRECTIVES = new Set(['defer', 'stream']);
-const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
+const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '_service']);
 
 function traitsOf(document: DocumentNode): DocumentTraits {
   const traits = { incremental: false, introspects: false, oneOperation: false, runs: 0 };
