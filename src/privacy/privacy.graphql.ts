@@ -161,7 +161,8 @@ const PersonalTicketType = builder.objectRef<PersonalTicket>('PersonalTicket').i
     cancelledBy: t.expose('cancelledBy', {
       type: CancelledByEnum,
       nullable: true,
-      description: 'Who cancelled it: its buyer (visitor) or the museum; null if it was not, or its hold ran out.',
+      description:
+        'Who cancelled it: its buyer (visitor) or the museum; null if it was not, or its hold ran out.',
     }),
     cancellationReason: t.exposeString('cancellationReason', {
       nullable: true,
