@@ -10,12 +10,13 @@ import { fromZod, type Json } from './schemas.ts';
 export const STRIPE_WEBHOOK = { path: '/payments/stripe', method: 'post', tag: 'Payments' } as const;
 
 /**
- * What it refuses: a bad or missing signature and a body that is not a JSON object (400), a body too large
- * (413) or not application/json (415); and, as every route, too many requests in progress from the client
- * (src/http/listener.ts), a fault, the database out of reach or the deadline passed.
+ * What it refuses: a bad or missing signature and a body that is not a JSON object (400), payments off
+ * (404), a body too large (413) or not application/json (415); and, as every route, too many requests in
+ * progress from the client (src/http/listener.ts), a fault, the database out of reach or the deadline passed.
  */
 const REFUSALS: ErrorKind[] = [
   'validation',
+  'notFound',
   'payloadTooLarge',
   'unsupportedMediaType',
   'tooManyRequests',
