@@ -6,7 +6,7 @@ import { pageArgs, pageType } from '../graphql/pagination.ts';
 import type { MailKind } from '../mail/mail.entity.ts';
 import { MailStatusEnum } from '../mail/mail.graphql.ts';
 import { OrderStatusEnum } from '../orders/order-status.graphql.ts';
-import { CancelledByEnum, TicketKindEnum, TicketStatusEnum } from '../tickets/tickets.graphql.ts';
+import { cancellationFields, TicketKindEnum, TicketStatusEnum } from '../tickets/tickets.graphql.ts';
 import type { PrivacyRequestKind, Requester } from './privacy.entity.ts';
 import { exportBuyerData, exportMyData } from './privacy.export.ts';
 import type {
@@ -158,16 +158,7 @@ const PersonalTicketType = builder.objectRef<PersonalTicket>('PersonalTicket').i
       nullable: true,
       description: 'When it was given back, RFC 3339 UTC; null if it was not.',
     }),
-    cancelledBy: t.expose('cancelledBy', {
-      type: CancelledByEnum,
-      nullable: true,
-      description:
-        'Who cancelled it: its buyer (visitor) or the museum; null if it was not, or its hold ran out.',
-    }),
-    cancellationReason: t.exposeString('cancellationReason', {
-      nullable: true,
-      description: 'Why the museum called it off, as staff said it; null when no reason was given.',
-    }),
+    ...cancellationFields(t),
   }),
 });
 

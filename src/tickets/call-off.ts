@@ -92,20 +92,20 @@ export async function callOffWeekdayTickets(
     options.today,
   ]);
   if (held.length > 0 && !options.cancelTickets) {
+    const datesByWeekday = new Map<number, string[]>();
+    for (const { ticketDate } of held) {
+      const weekday = isoWeekday(ticketDate);
+      const dates = datesByWeekday.get(weekday);
+      if (dates) dates.push(ticketDate);
+      else datesByWeekday.set(weekday, [ticketDate]);
+    }
     const refused = changes.flatMap((change) => {
-      const dates = [
-        ...new Set(held.filter((t) => isoWeekday(t.ticketDate) === change.weekday).map((t) => t.ticketDate)),
-      ];
-      if (dates.length === 0) return [];
-      const count = held.filter((t) => isoWeekday(t.ticketDate) === change.weekday).length;
-      const on =
-        dates.length === 1 ? dates[0] : `${dates.length} dates, ${dates.sort()[0]} to ${dates.at(-1)}`;
-      return [
-        {
-          path: change.path,
-          message: `${changing(change)} ${change.name} would cancel ${tickets(count)} sold for ${on}`,
-        },
-      ];
+      const sold = datesByWeekday.get(change.weekday);
+      if (!sold) return [];
+      const dates = [...new Set(sold)].sort();
+      const on = dates.length === 1 ? dates[0] : `${dates.length} dates, ${dates[0]} to ${dates.at(-1)}`;
+      const message = `${changing(change)} ${change.name} would cancel ${tickets(sold.length)} sold for ${on}`;
+      return [{ path: change.path, message }];
     });
     throw new DomainError('conflict', `${refused.map((r) => r.message).join('; ')}: ${CONFIRM}`, refused);
   }

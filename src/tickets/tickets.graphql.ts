@@ -118,6 +118,25 @@ export const CancelledByEnum = builder.enumType('CancelledBy', {
   } satisfies Record<Canceller, { value: Canceller; description: string }>,
 });
 
+/** Who cancelled a ticket and why: on a ticket, and on a ticket as a buyer's exported data holds it. */
+export const cancellationFields = (
+  t: PothosSchemaTypes.ObjectFieldBuilder<
+    PothosSchemaTypes.ExtendDefaultTypes<typeof builder.$inferSchemaTypes>,
+    Pick<TicketView, 'cancelledBy' | 'cancellationReason'>
+  >,
+) => ({
+  cancelledBy: t.expose('cancelledBy', {
+    type: CancelledByEnum,
+    nullable: true,
+    description:
+      'Who cancelled it, once cancelled: its buyer (visitor) or the museum; null while it is not, and for the tickets of an order whose hold ran out unpaid.',
+  }),
+  cancellationReason: t.exposeString('cancellationReason', {
+    nullable: true,
+    description: 'Why the museum called it off, as staff said it; null when no reason was given.',
+  }),
+});
+
 export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
   description: 'A purchased ticket, as its owner (or staff, or a gate) sees it.',
   interfaces: [NodeInterface],
@@ -143,16 +162,7 @@ export const TicketType = builder.objectRef<TicketView>('Ticket').implement({
       nullable: true,
       description: 'When a gate admitted it (checkIn); null until then.',
     }),
-    cancelledBy: t.expose('cancelledBy', {
-      type: CancelledByEnum,
-      nullable: true,
-      description:
-        'Who cancelled it, once cancelled: its buyer (visitor) or the museum; null while it is not, and for the tickets of an order whose hold ran out unpaid.',
-    }),
-    cancellationReason: t.exposeString('cancellationReason', {
-      nullable: true,
-      description: 'Why the museum called it off, as staff said it; null when no reason was given.',
-    }),
+    ...cancellationFields(t),
     ...ticketPriceFields(t),
     emailDelivery: t.field({
       type: EmailDeliveryType,
