@@ -152,17 +152,15 @@ export function createPayments(options: {
     const holdEnds = Date.parse(order.expiresAt);
     // A hold shorter than Stripe's shortest session: the session outlives it, and the worker expires both.
     const expiresAt = new Date(Math.max(holdEnds, Date.now() + SHORTEST_SESSION_MS));
-    const lines = await checkoutLines(sql, orderId);
-    // Its tickets were called off between the order's commit and now (the museum closed the date or cancelled
-    // the event): that cancellation already ended the order and told its buyer.
-    if (lines.length === 0)
-      throw new DomainError(
-        'conflict',
-        'The museum called off what this order holds (a date closed, an event cancelled) while it was being placed; nothing was charged.',
-      );
-    let session: { sessionId: string; url: string };
+    // Null: its tickets were called off between the order's commit and now (the museum closed the date or
+    // cancelled the event); that cancellation already ended the order and told its buyer.
+    let session: { sessionId: string; url: string } | null;
     try {
-      session = await gateway.createCheckout({ orderId, lines, currency: options.currency, expiresAt });
+      const lines = await checkoutLines(sql, orderId);
+      session =
+        lines.length === 0
+          ? null
+          : await gateway.createCheckout({ orderId, lines, currency: options.currency, expiresAt });
     } catch (error) {
       logger.error('Stripe did not make a Checkout Session; the order gave its seats back', {
         orderId,
@@ -174,6 +172,11 @@ export function createPayments(options: {
         'Payment is not available right now; nothing was sold or charged. Try again in a moment.',
       );
     }
+    if (session === null)
+      throw new DomainError(
+        'conflict',
+        'The museum called off what this order holds (a date closed, an event cancelled) while it was being placed; nothing was charged.',
+      );
     if (!(await storeCheckout(sql, orderId, session))) await expireSessions([session.sessionId]);
     else if (!repriced) counts?.orderStatus('pending');
     if (holdEnds - Date.now() < SAFETY_POLL_MS) loop.later(holdEnds - Date.now());
